@@ -1,0 +1,37 @@
+// npm start [-- --config FILE] [--no-worker]
+// Without a configuration (flag or COMMENT_SERVICE_CONFIG): embedded dev defaults, with the
+// local Synapse provisioned and started. With one: exactly what it says, homeserver included.
+import { parseArgs } from "node:util";
+import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config/config.ts";
+import { DEMO_ORIGIN, DEMO_SITE, devConfigDocument } from "../config/dev-defaults.ts";
+import { startLocalHomeserver } from "../matrix/local-homeserver.ts";
+import { startService, writeRegistration } from "../server/app.ts";
+
+const { values } = parseArgs({ options: { config: { type: "string" }, "no-worker": { type: "boolean" } } });
+const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
+
+let config: Config;
+try {
+  config = configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument());
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`comment-service: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}
+
+const registration = writeRegistration(config);
+if (!configPath) {
+  startLocalHomeserver({ instance: "dev", port: 8008, serverName: config.matrix.serverName, registrationFile: registration });
+}
+
+const service = await startService(config, { worker: !values["no-worker"] });
+const demo = configPath ? "" : ` — demo site "${DEMO_SITE}", origin ${DEMO_ORIGIN}`;
+console.log(`comment-service listening on ${service.url}${demo} (appservice registration: ${registration})`);
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void service.stop().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,65 @@
+// Every configuration key the service understands: its type, default and meaning.
+// The loader validates a TOML file against this table, so an unknown or mistyped key stops
+// start-up with a message naming it; the README's configuration section mirrors it.
+
+export type KeyType = "string" | "integer" | "boolean" | "string[]";
+
+export interface KeySpec {
+  type: KeyType;
+  default?: string | number | boolean | string[];
+  /** True when the key has no default and must be given. */
+  required?: boolean;
+  min?: number;
+  max?: number;
+  doc: string;
+}
+
+export const CONFIG_KEYS = {
+  "server.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the HTTP server binds to." },
+  "server.listen_port": { type: "integer", default: 8080, min: 0, max: 65535, doc: "Port the HTTP server listens on (0 picks a free port)." },
+  "server.public_base_url": { type: "string", default: "", doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
+  "server.trusted_proxies": { type: "string[]", default: [], doc: "Peers whose X-Forwarded-For is honored: CIDRs or presets loopback, private, linklocal." },
+
+  "database.url": { type: "string", default: "file:./.data/comments.db", doc: "file:<path> for SQLite (relative to the working directory) or postgres://… for PostgreSQL." },
+
+  "matrix.homeserver_url": { type: "string", default: "http://127.0.0.1:8008", doc: "Client-server API base URL of the homeserver this service is the appservice of." },
+  "matrix.server_name": { type: "string", default: "localhost", doc: "The homeserver's server name (the part after ':' in user ids)." },
+  "matrix.as_token": { type: "string", required: true, doc: "Appservice token: the service's credential towards the homeserver." },
+  "matrix.hs_token": { type: "string", required: true, doc: "Homeserver token: what the homeserver presents when it pushes transactions." },
+  "matrix.appservice_id": { type: "string", default: "comment-service", doc: "Id of the appservice registration." },
+  "matrix.appservice_url": { type: "string", default: "", doc: "URL at which the homeserver reaches this service; empty means http://<listen_host>:<listen_port>." },
+  "matrix.namespace_prefix": { type: "string", default: "_service_", doc: "Prefix of every user and alias localpart the service owns (bot, virtual users, aliases)." },
+  "matrix.registration_file": { type: "string", default: "./.data/appservice-registration.yaml", doc: "Where the service writes the appservice registration to give the homeserver." },
+  "matrix.room_version": { type: "string", default: "12", doc: "Room version for new Spaces and page rooms." },
+
+  "security.operator_token": { type: "string", default: "", doc: "Bearer token of the operator API and /graphql; empty disables both." },
+  "security.allow_private_verification_origins": { type: "boolean", default: false, doc: "Allow loopback, private and link-local IP-literal origins in origin verification." },
+  "security.pow_difficulty": { type: "integer", default: 16, min: 0, max: 32, doc: "Leading zero bits the proof-of-work answer's SHA-256 must have." },
+
+  "queue.poll_interval_ms": { type: "integer", default: 250, min: 10, max: 60000, doc: "How often the worker looks for due submissions when idle." },
+  "queue.max_attempts": { type: "integer", default: 8, min: 1, max: 100, doc: "Attempts on transient homeserver failures before a submission is marked failed." },
+  "queue.retry_base_ms": { type: "integer", default: 1000, min: 1, max: 3600000, doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes." },
+
+  "rate_limit.enabled": { type: "boolean", default: true, doc: "Turn all rate limits on or off." },
+  "rate_limit.site_registration": { type: "integer", default: 10, min: 1, doc: "POST /api/v1/sites per client IP per hour." },
+  "rate_limit.verification_start": { type: "integer", default: 20, min: 1, doc: "Verification starts per client IP per hour." },
+  "rate_limit.verification_confirm": { type: "integer", default: 30, min: 1, doc: "Verification confirms per client per hour." },
+  "rate_limit.comment_write": { type: "integer", default: 120, min: 1, doc: "Comment and visitor-avatar writes per client per hour." },
+  "rate_limit.profile_read": { type: "integer", default: 120, min: 1, doc: "Visitor profile reads per client per hour." },
+  "rate_limit.challenge": { type: "integer", default: 600, min: 1, doc: "Proof-of-work challenges per client per hour." },
+  "rate_limit.public_read": { type: "integer", default: 1200, min: 1, doc: "Public reads (comment lists, room metadata, roles, stickers) per client per hour." },
+  "rate_limit.claim_token": { type: "integer", default: 60, min: 1, doc: "Claim-token authentication attempts per client per minute." },
+  "rate_limit.governance_write": { type: "integer", default: 60, min: 1, doc: "Site governance writes per client per hour, after authentication." },
+  "rate_limit.operator": { type: "integer", default: 60, min: 1, doc: "Operator API requests per client per minute." },
+  "rate_limit.sse_per_hour": { type: "integer", default: 120, min: 1, doc: "SSE connections per client per hour (token bucket refill)." },
+  "rate_limit.sse_burst": { type: "integer", default: 8, min: 1, doc: "SSE connection burst per client (token bucket size)." },
+  "rate_limit.sse_max_streams": { type: "integer", default: 500, min: 1, doc: "Open SSE streams per instance." },
+} as const satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** Keys of a `[sites.<site_id>]` table: a site declared in configuration. */
+export const SITE_KEYS = {
+  origins: { type: "string[]", default: [], doc: "Origins allowed to write for this site (scheme://host[:port])." },
+  secret: { type: "string", default: "", doc: "HMAC secret for server-side writes; when set, writes must be HMAC-signed." },
+} as const satisfies Record<string, KeySpec>;

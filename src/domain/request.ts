@@ -1,0 +1,17 @@
+// What the domain needs to know about the HTTP request behind an operation (site write auth
+// and idempotency are defined over it). Internal callers (dashboards) have no such request.
+
+export interface RequestInfo {
+  method: string;
+  /** Request target as sent: path plus `?query` when present. */
+  target: string;
+  /** Lowercased header names. */
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+  clientIp: string;
+}
+
+export interface IdempotencyScope {
+  key: string;
+  fingerprint: string;
+}

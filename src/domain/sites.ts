@@ -1,0 +1,100 @@
+// Sites: registration, the [sites] configuration overlay, and the checks every write makes.
+import { createHash, randomBytes } from "node:crypto";
+import type { Db } from "../db/client.ts";
+import { isUniqueViolation } from "../db/client.ts";
+import type { SiteDeclaration } from "../config/config.ts";
+import { DomainError, notFound, validationError } from "./errors.ts";
+import { isValidPageSlug, isValidSiteId } from "./identifiers.ts";
+
+export const hashClaimToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
+
+export interface SiteWithOrigins {
+  id: string;
+  source: string;
+  status: string;
+  spaceRoomId: string | null;
+  hmacSecret: string | null;
+  origins: { origin: string; source: string }[];
+}
+
+export class Sites {
+  private readonly declared: Map<string, SiteDeclaration>;
+
+  constructor(private readonly db: Db, declarations: SiteDeclaration[]) {
+    this.declared = new Map(declarations.map((d) => [d.siteId, d]));
+  }
+
+  /**
+   * Brings the database in line with [sites]: declared sites exist with exactly their
+   * configured origins; a site whose declaration was removed loses its config origins (it has
+   * no ownership proof, so it stops accepting writes until an origin is verified).
+   */
+  async syncDeclarations(): Promise<void> {
+    for (const decl of this.declared.values()) {
+      await this.db.$transaction(async (tx) => {
+        await tx.site.upsert({ where: { id: decl.siteId }, create: { id: decl.siteId, source: "config" }, update: { source: "config" } });
+        await tx.siteOrigin.deleteMany({ where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } } });
+        for (const origin of decl.origins) {
+          await tx.siteOrigin.upsert({
+            where: { siteId_origin: { siteId: decl.siteId, origin } },
+            create: { siteId: decl.siteId, origin, source: "config" },
+            update: {},
+          });
+        }
+      });
+    }
+    await this.db.siteOrigin.deleteMany({ where: { source: "config", siteId: { notIn: [...this.declared.keys()] } } });
+  }
+
+  /** Registers a site under `requestedId`, or a generated 32-hex id. The claim token is returned once. */
+  async register(requestedId: string | null): Promise<{ siteId: string; claimToken: string }> {
+    if (requestedId !== null && !isValidSiteId(requestedId)) {
+      throw validationError("site_id must be 1-64 characters of [a-z0-9-]", [{ field: "site_id", message: "must match ^[a-z0-9-]{1,64}$" }]);
+    }
+    const siteId = requestedId ?? randomBytes(16).toString("hex");
+    const claimToken = randomBytes(32).toString("base64url");
+    if (this.declared.has(siteId)) throw siteTaken(siteId);
+    try {
+      await this.db.site.create({
+        data: { id: siteId, source: "api", idGenerated: requestedId === null, claimTokenHash: hashClaimToken(claimToken) },
+      });
+    } catch (err) {
+      throw isUniqueViolation(err) ? siteTaken(siteId) : err;
+    }
+    return { siteId, claimToken };
+  }
+
+  async find(siteId: string): Promise<SiteWithOrigins | null> {
+    return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true } } } });
+  }
+
+  /** The site for a public read: 400 for a malformed id, 404 when not registered. */
+  async requireReadable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
+    checkPath(siteId, pageSlug);
+    const site = await this.find(siteId);
+    if (!site) throw siteNotFound(siteId);
+    return site;
+  }
+
+  /** The site for a write: additionally 410 once it is retiring. */
+  async requireWritable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
+    const site = await this.requireReadable(siteId, pageSlug);
+    if (site.status !== "active") throw new DomainError("site-retired", 410, `Site ${siteId} is retired and accepts no writes.`);
+    return site;
+  }
+
+  /** The HMAC secret that puts the site in strict (secret) mode, if any. */
+  secretOf(site: SiteWithOrigins): string | null {
+    return this.declared.get(site.id)?.secret ?? site.hmacSecret;
+  }
+}
+
+export function checkPath(siteId: string, pageSlug?: string): void {
+  const errors = [];
+  if (!isValidSiteId(siteId)) errors.push({ field: "site_id", message: "must match ^[a-z0-9-]{1,64}$" });
+  if (pageSlug !== undefined && !isValidPageSlug(pageSlug)) errors.push({ field: "page_slug", message: "must match ^[a-z0-9-]{1,64}$" });
+  if (errors.length > 0) throw validationError("Invalid site_id or page_slug.", errors);
+}
+
+const siteTaken = (siteId: string) => new DomainError("site-id-taken", 409, `Site id ${siteId} is already taken.`);
+const siteNotFound = (siteId: string) => notFound("site-not-found", `Site ${siteId} is not registered.`);

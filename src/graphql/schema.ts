@@ -1,0 +1,9 @@
+// The GraphQL schema: every type module registers itself on the builder.
+import { builder } from "./builder.ts";
+import "./types/site.ts";
+import "./types/message.ts";
+import "./types/submission.ts";
+import "./types/meta.ts";
+import "./types/page-events.ts";
+
+export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,101 @@
+// Message: a projected comment, in the shape the public API returns.
+import { builder } from "../builder.ts";
+import { MAX_PER_PAGE } from "../../domain/pagination.ts";
+
+interface AuthorShape {
+  type: string;
+  publicKey: string | null;
+  mxid: string | null;
+  displayName: string | null;
+  avatarUrl: string | null;
+}
+
+const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement({
+  fields: (t) => ({
+    type: t.exposeString("type", { description: '"visitor" (posted through the API) or "matrix" (a regular Matrix account).' }),
+    publicKey: t.exposeString("publicKey", { nullable: true, description: "Set for visitors." }),
+    mxid: t.exposeString("mxid", { nullable: true, description: "Set for Matrix authors." }),
+    displayName: t.exposeString("displayName", { nullable: true }),
+    avatarUrl: t.exposeString("avatarUrl", { nullable: true }),
+  }),
+});
+
+const ReactionSummary = builder.objectRef<{ key: string; count: number; mine: boolean }>("ReactionSummary").implement({
+  fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
+});
+
+export const Message = builder.prismaObject("Comment", {
+  name: "Message",
+  description: "A comment on a page.",
+  fields: (t) => ({
+    eventId: t.exposeString("eventId"),
+    submissionId: t.exposeString("submissionId", { nullable: true, description: "The API submission that produced it; absent for Matrix-native comments." }),
+    roomId: t.exposeString("roomId"),
+    status: t.exposeString("status", { description: '"published", "edited" or "redacted".' }),
+    createdAt: t.field({ type: "DateTime", select: { originServerTs: true }, resolve: (c) => new Date(Number(c.originServerTs)) }),
+    originServerTs: t.float({ select: { originServerTs: true }, resolve: (c) => Number(c.originServerTs) }),
+    editedAt: t.expose("editedAt", { type: "DateTime", nullable: true }),
+    replyTo: t.exposeString("replyTo", { nullable: true }),
+    threadRoot: t.exposeString("threadRoot", { nullable: true }),
+    content: t.field({ type: "JSON", select: { content: true }, resolve: (c) => JSON.parse(c.content) }),
+    author: t.field({
+      type: MessageAuthor,
+      select: { roomId: true, sender: true, authorType: true, authorPublicKey: true, displayName: true, avatarUrl: true },
+      resolve: async (c, _args, ctx) => {
+        // The current joined profile wins; the one captured at projection is the fallback
+        // once the author has left the room.
+        const member = await ctx.profiles.load(`${c.roomId}\u0000${c.sender}`);
+        const profile = member?.membership === "join" ? member : c;
+        return {
+          type: c.authorType,
+          publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
+          mxid: c.authorType === "matrix" ? c.sender : null,
+          displayName: profile.displayName,
+          avatarUrl: profile.avatarUrl,
+        };
+      },
+    }),
+    reactions: t.field({
+      type: [ReactionSummary],
+      description: "Reaction counts per key (the service does not project reactions yet, so this is empty).",
+      resolve: () => [],
+    }),
+  }),
+});
+
+const PaginationMeta = builder.objectRef<{ total: number; page: number; perPage: number }>("PaginationMeta").implement({
+  fields: (t) => ({
+    total: t.exposeInt("total"),
+    page: t.exposeInt("page"),
+    perPage: t.exposeInt("perPage"),
+    totalPages: t.int({ resolve: (m) => Math.ceil(m.total / m.perPage) }),
+  }),
+});
+
+const CommentOrder = builder.enumType("CommentOrder", { values: { asc: {}, desc: {} } as const });
+
+builder.queryField("comments", (t) =>
+  t.field({
+    type: builder.simpleObject("CommentPage", {
+      fields: (f) => ({ data: f.field({ type: [Message] }), meta: f.field({ type: PaginationMeta }) }),
+    }),
+    description: "A page's comments, oldest first unless order is desc.",
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      page: t.arg.int({ defaultValue: 1 }),
+      perPage: t.arg.int({ defaultValue: 20, description: `1-${MAX_PER_PAGE}` }),
+      order: t.arg({ type: CommentOrder, defaultValue: "asc" }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const result = await ctx.services.comments.list({
+        siteId: args.siteId,
+        pageSlug: args.pageSlug,
+        page: args.page ?? 1,
+        perPage: args.perPage ?? 20,
+        order: args.order ?? "asc",
+      });
+      return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
+    },
+  }),
+);

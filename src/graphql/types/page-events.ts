@@ -1,0 +1,44 @@
+// The per-page live event stream behind SSE.
+import { builder } from "../builder.ts";
+import { Message } from "./message.ts";
+
+const PageEvent = builder.prismaObject("LiveEvent", {
+  name: "PageEvent",
+  fields: (t) => ({
+    id: t.exposeInt("id", { description: "Monotonic per service; SSE id for Last-Event-ID." }),
+    type: t.exposeString("type", { description: "message_created, message_updated, message_deleted, message_annotations_changed or ephemeral." }),
+    message: t.field({
+      type: Message,
+      nullable: true,
+      description: "The comment, for message_created and message_updated.",
+      select: { eventId: true, type: true },
+      resolve: (event, _args, ctx) =>
+        event.eventId && (event.type === "message_created" || event.type === "message_updated")
+          ? ctx.services.db.comment.findUnique({ where: { eventId: event.eventId } })
+          : null,
+    }),
+    payload: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The payload of events that are not a full message.",
+      select: { payload: true },
+      resolve: (event) => (event.payload === null ? null : JSON.parse(event.payload)),
+    }),
+  }),
+});
+
+builder.subscriptionField("pageEvents", (t) =>
+  t.field({
+    type: PageEvent,
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      after: t.arg.int({ description: "Resume after this event id (SSE Last-Event-ID); default: only new events." }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      await ctx.services.sites.requireReadable(args.siteId, args.pageSlug);
+      return ctx.services.pageEvents.open(args.siteId, args.pageSlug, args.after ?? null);
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -1,0 +1,111 @@
+// The homeserver as this service uses it: the AS bot and masquerading virtual users, over the
+// client-server API (matrix-bot-sdk does the HTTP). No business rules live here.
+import { LogLevel, LogService, MatrixClient } from "matrix-bot-sdk";
+import { hasErrcode } from "./errors.ts";
+import type { MatrixNames } from "./names.ts";
+
+LogService.setLevel(LogLevel.ERROR);
+LogService.muteModule("MatrixClientLite");
+
+const enc = encodeURIComponent;
+
+export interface CreateRoomOptions {
+  aliasLocalpart: string;
+  name: string;
+  roomVersion: string;
+  isSpace: boolean;
+  initialState?: Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
+}
+
+export class Homeserver {
+  readonly bot: MatrixClient;
+
+  constructor(
+    readonly url: string,
+    private readonly asToken: string,
+    readonly names: MatrixNames,
+  ) {
+    this.bot = new MatrixClient(url, asToken);
+  }
+
+  /** A client acting as `userId` (appservice masquerading). */
+  as(userId: string): MatrixClient {
+    const client = new MatrixClient(this.url, this.asToken);
+    if (userId !== this.names.botUserId) client.impersonateUserId(userId);
+    return client;
+  }
+
+  async versions(timeoutMs = 2000): Promise<string[]> {
+    const response = await fetch(`${this.url}/_matrix/client/versions`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`homeserver answered ${response.status}`);
+    return ((await response.json()) as { versions: string[] }).versions;
+  }
+
+  /** Registers a user in the appservice namespace; an existing user is fine. */
+  async registerUser(localpart: string): Promise<void> {
+    try {
+      await this.bot.doRequest("POST", "/_matrix/client/v3/register", null, {
+        type: "m.login.application_service",
+        username: localpart,
+        inhibit_login: true,
+      });
+    } catch (err) {
+      if (!hasErrcode(err, "M_USER_IN_USE")) throw err;
+    }
+  }
+
+  async setDisplayName(userId: string, displayName: string): Promise<void> {
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, { displayname: displayName });
+  }
+
+  /** Creates a room as the bot with the given alias; returns null when the alias is taken. */
+  async createRoom(options: CreateRoomOptions): Promise<string | null> {
+    // Room v12 creators hold unlimited power and may not appear in power_levels.users; in older
+    // versions the bot is given 150 explicitly. Tombstones need 150 either way.
+    const v12 = Number(options.roomVersion) >= 12;
+    try {
+      return await this.bot.createRoom({
+        room_alias_name: options.aliasLocalpart,
+        name: options.name,
+        preset: "public_chat",
+        visibility: "private",
+        room_version: options.roomVersion,
+        creation_content: options.isSpace ? { type: "m.space" } : {},
+        initial_state: [
+          { type: "m.room.history_visibility", state_key: "", content: { history_visibility: "world_readable" } },
+          ...(options.initialState ?? []),
+        ],
+        power_level_content_override: {
+          users: v12 ? {} : { [this.names.botUserId]: 150 },
+          events: { "m.room.tombstone": 150, "m.room.power_levels": 100 },
+        },
+      } as never);
+    } catch (err) {
+      if (hasErrcode(err, "M_ROOM_IN_USE")) return null;
+      throw err;
+    }
+  }
+
+  async resolveAlias(alias: string): Promise<string> {
+    return this.bot.resolveRoom(alias);
+  }
+
+  async joinRoom(userId: string, roomId: string): Promise<void> {
+    await this.as(userId).joinRoom(roomId);
+  }
+
+  async sendState(roomId: string, type: string, stateKey: string, content: Record<string, unknown>): Promise<void> {
+    await this.bot.sendStateEvent(roomId, type, stateKey, content);
+  }
+
+  /** Sends with a caller-chosen transaction id: the homeserver answers a retry with the same event. */
+  async sendEvent(userId: string, roomId: string, type: string, txnId: string, content: Record<string, unknown>): Promise<string> {
+    const response = await this.as(userId).doRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/send/${enc(type)}/${enc(txnId)}`,
+      null,
+      content,
+    );
+    return (response as { event_id: string }).event_id;
+  }
+}

@@ -1,0 +1,44 @@
+// The local Synapse used by `npm start` (dev) and the test suite, managed by
+// scripts/synapse.sh (a Debian sid chroot cached outside the checkout).
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+
+const SCRIPT = resolve(import.meta.dirname, "../../scripts/synapse.sh");
+
+export interface LocalHomeserverOptions {
+  instance: string;
+  port: number;
+  serverName: string;
+  registrationFile: string;
+  /** Wipe the instance first (tests start from an empty homeserver). */
+  fresh?: boolean;
+}
+
+function run(command: string, env: Record<string, string>, quiet = false): string {
+  return execFileSync("bash", [SCRIPT, command], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", quiet ? "pipe" : "inherit"],
+    maxBuffer: 16 * 1024 * 1024,
+  }).trim();
+}
+
+/** Provisions (first time: about a minute) and starts Synapse; returns its base URL. */
+export function startLocalHomeserver(options: LocalHomeserverOptions): string {
+  run("start", {
+    SYNAPSE_INSTANCE: options.instance,
+    SYNAPSE_PORT: String(options.port),
+    SYNAPSE_SERVER_NAME: options.serverName,
+    SYNAPSE_REGISTRATION: options.registrationFile,
+    ...(options.fresh ? { SYNAPSE_FRESH: "1" } : {}),
+  });
+  return `http://127.0.0.1:${options.port}`;
+}
+
+export function stopLocalHomeserver(instance: string): void {
+  run("stop", { SYNAPSE_INSTANCE: instance }, true);
+}
+
+export function registrationSharedSecret(instance: string): string {
+  return run("registration-secret", { SYNAPSE_INSTANCE: instance }, true);
+}

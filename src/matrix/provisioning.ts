@@ -1,0 +1,71 @@
+// Creating, on first write, a site's Space and a page's room with their aliases, and the
+// visitor's virtual user. Aliases make creation idempotent across crashes and instances: a
+// taken alias means the room exists, and it is adopted.
+import type { Db } from "../db/client.ts";
+import type { Homeserver } from "./homeserver.ts";
+
+export class Provisioner {
+  constructor(
+    private readonly db: Db,
+    private readonly hs: Homeserver,
+    private readonly roomVersion: string,
+  ) {}
+
+  async ensureSpace(siteId: string): Promise<string> {
+    const site = await this.db.site.findUniqueOrThrow({ where: { id: siteId } });
+    if (site.spaceRoomId) return site.spaceRoomId;
+    const aliasLocalpart = this.hs.names.spaceAliasLocalpart(siteId);
+    const roomId =
+      (await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true })) ??
+      (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId: roomId } });
+    return roomId;
+  }
+
+  async ensurePageRoom(siteId: string, pageSlug: string): Promise<string> {
+    const existing = await this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" } });
+    if (existing) return existing.roomId;
+    const spaceId = await this.ensureSpace(siteId);
+    const server = this.hs.names.serverName;
+    const aliasLocalpart = this.hs.names.roomAliasLocalpart(siteId, pageSlug);
+    const roomId =
+      (await this.hs.createRoom({
+        aliasLocalpart,
+        name: `${siteId}/${pageSlug}`,
+        roomVersion: this.roomVersion,
+        isSpace: false,
+        initialState: [{ type: "m.space.parent", state_key: spaceId, content: { via: [server], canonical: true } }],
+      })) ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    await this.hs.sendState(spaceId, "m.space.child", roomId, { via: [server] });
+    await this.db.room.upsert({
+      where: { roomId },
+      create: { roomId, siteId, pageSlug, roomVersion: this.roomVersion },
+      update: {},
+    });
+    return roomId;
+  }
+
+  /** Registers the visitor's virtual user (once) and keeps its display name current. */
+  async ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string> {
+    const keyBytes = Buffer.from(publicKey, "base64url");
+    const userId = this.hs.names.visitorUserId(siteId, keyBytes);
+    let user = await this.db.virtualUser.findUnique({ where: { userId } });
+    if (!user) {
+      await this.hs.registerUser(this.hs.names.visitorLocalpart(siteId, keyBytes));
+      user = await this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+    }
+    // A new visitor without a name gets a neutral one rather than the hash localpart.
+    const localpart = userId.slice(1, userId.indexOf(":"));
+    const wanted = displayName ?? (user.displayName === null ? `Visitor ${localpart.slice(-6)}` : null);
+    if (wanted !== null && wanted !== user.displayName) {
+      await this.hs.setDisplayName(userId, wanted);
+      await this.db.virtualUser.update({ where: { userId }, data: { displayName: wanted } });
+    }
+    return userId;
+  }
+
+  async ensureJoined(userId: string, roomId: string): Promise<void> {
+    const member = await this.db.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } });
+    if (member?.membership !== "join") await this.hs.joinRoom(userId, roomId);
+  }
+}

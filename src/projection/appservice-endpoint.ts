@@ -1,0 +1,56 @@
+// The appservice API the homeserver calls (Matrix application service API, not our REST
+// surface, so errors use Matrix's errcode format).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import type { Services } from "../server/services.ts";
+import type { RoomEvent } from "./message-content.ts";
+
+const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
+
+function matrixError(res: ServerResponse, status: number, errcode: string, error: string): void {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify({ errcode, error }));
+}
+
+function authorized(services: Services, req: IncomingMessage, query: URLSearchParams): boolean {
+  const header = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  const presented = header ?? query.get("access_token") ?? "";
+  const expected = services.config.matrix.hsToken;
+  return presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+}
+
+export async function handleAppservice(services: Services, req: IncomingMessage, res: ServerResponse, target: string, body: Buffer): Promise<void> {
+  const [path, search] = target.split("?") as [string, string | undefined];
+  if (!authorized(services, req, new URLSearchParams(search ?? ""))) {
+    matrixError(res, 403, "M_FORBIDDEN", "Bad homeserver token");
+    return;
+  }
+  const txn = TRANSACTION.exec(path);
+  if (txn && req.method === "PUT") {
+    let events: RoomEvent[];
+    try {
+      events = (JSON.parse(body.toString("utf8")) as { events?: RoomEvent[] }).events ?? [];
+    } catch {
+      matrixError(res, 400, "M_NOT_JSON", "Body is not JSON");
+      return;
+    }
+    try {
+      await services.projector.applyTransaction(decodeURIComponent(txn[1]!), events);
+    } catch (err) {
+      // Not acknowledged: the homeserver retries the transaction.
+      services.log(`projection: transaction ${txn[1]} failed: ${(err as Error).stack ?? err}`);
+      matrixError(res, 500, "M_UNKNOWN", "Projection failed");
+      return;
+    }
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end("{}");
+    return;
+  }
+  if (path === "/_matrix/app/v1/ping" && req.method === "POST") {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end("{}");
+    return;
+  }
+  // Users and aliases are created explicitly, never on demand.
+  matrixError(res, 404, "M_NOT_FOUND", "Not found");
+}

@@ -1,0 +1,238 @@
+// The REST adapter: derives request handling from the route table and runs each route's
+// GraphQL operation in-process against the shared schema.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Services } from "../server/services.ts";
+import { createContext } from "../graphql/context.ts";
+import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../domain/errors.ts";
+import type { IdempotencyScope, RequestInfo } from "../domain/request.ts";
+import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
+import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
+import type { Route, RouteInput, RouteResult } from "./route.ts";
+import { Router } from "./router.ts";
+import { buildLimiters, type Limiter, type RateLimitName } from "./rate-limits.ts";
+import { SseWriter } from "../sse/sse-writer.ts";
+
+const CORS_ALLOW_HEADERS =
+  "Content-Type, Idempotency-Key, X-Service-Timestamp, X-Service-Signature, X-Service-Claim-Token, Last-Event-ID, Authorization";
+const CORS_EXPOSE_HEADERS = "Idempotent-Replayed, Retry-After, Accept-Query";
+
+interface Prepared {
+  route: Route;
+  document: DocumentNode | null;
+  validateBody: ValidateFunction | null;
+  validateParams: ValidateFunction | null;
+}
+
+export class RestApi {
+  private readonly router: Router;
+  private readonly prepared = new Map<Route, Prepared>();
+  private readonly limiters: Record<RateLimitName, Limiter> | null;
+  private openStreams = 0;
+
+  constructor(
+    private readonly services: Services,
+    private readonly schema: GraphQLSchema,
+    routes: Route[],
+  ) {
+    this.router = new Router(routes);
+    this.limiters = buildLimiters(services.config.rateLimit);
+    const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
+    for (const route of routes) {
+      const document = route.kind === "static" ? null : parse(route.document);
+      if (document) {
+        const errors = validate(schema, document);
+        if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid GraphQL document: ${errors[0]!.message}`);
+      }
+      this.prepared.set(route, {
+        route,
+        document,
+        validateBody: route.body ? ajv.compile(route.body.schema) : null,
+        validateParams: route.params ? ajv.compile({ type: "object", properties: route.params, required: Object.keys(route.params) }) : null,
+      });
+    }
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, request: RequestInfo): Promise<void> {
+    const rawPath = request.target.split("?")[0]!;
+    const headers = this.corsHeaders(request);
+    const methods = this.router.methodsAt(rawPath);
+    if (methods.includes("QUERY")) headers["Accept-Query"] = "application/json";
+    try {
+      if (request.method === "OPTIONS" && methods.length > 0) {
+        res.writeHead(204, {
+          ...headers,
+          Allow: [...methods, "OPTIONS"].join(", "),
+          "Access-Control-Allow-Methods": [...methods, "OPTIONS"].join(", "),
+          "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+          "Access-Control-Max-Age": "600",
+        });
+        res.end();
+        return;
+      }
+      const match = this.router.match(request.method, rawPath);
+      if (match.kind === "not-found") throw new DomainError("not-found", 404, `No route for ${request.method} ${rawPath}.`);
+      if (match.kind === "method-not-allowed") {
+        headers.Allow = match.allowed.join(", ");
+        const hint = match.allowed.includes("QUERY") && request.method === "GET" ? " Use the QUERY method with a JSON body." : "";
+        throw new DomainError("method-not-allowed", 405, `${request.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
+      }
+      const prepared = this.prepared.get(match.route)!;
+      this.admit(prepared.route, request);
+      const input = this.readInput(prepared, match.params, request);
+      const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
+      if (prepared.route.kind === "stream") {
+        await this.stream(prepared, input, request, req, res, headers);
+        return;
+      }
+      const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency);
+      send(res, result.status, { ...headers, ...result.headers }, result.body);
+    } catch (err) {
+      this.sendProblem(res, err, headers, rawPath);
+    }
+  }
+
+  /** Rate limits and operator auth: before any parsing, so rejected requests cost little. */
+  private admit(route: Route, request: RequestInfo): void {
+    const limiter = route.rateLimit && this.limiters?.[route.rateLimit];
+    if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
+    if (route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
+  }
+
+  private readInput(prepared: Prepared, params: Record<string, string>, request: RequestInfo): RouteInput {
+    if (prepared.validateParams && !prepared.validateParams(params)) {
+      throw validationError("Invalid path parameters.", fieldErrors(prepared.validateParams));
+    }
+    let body: Record<string, unknown> = {};
+    if (prepared.route.body) {
+      if (request.rawBody.length === 0) {
+        if (!prepared.route.body.optional) throw validationError("A JSON request body is required.");
+      } else {
+        const type = request.headers["content-type"] ?? "application/json";
+        if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+          throw new DomainError("unsupported-media-type", 415, "The request body must be application/json.");
+        }
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(request.rawBody.toString("utf8"));
+        } catch (err) {
+          throw validationError(`The request body is not valid JSON: ${(err as Error).message}`);
+        }
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw validationError("The request body must be a JSON object.");
+        body = parsed as Record<string, unknown>;
+      }
+      if (!prepared.validateBody!(body)) throw validationError("The request body is invalid.", fieldErrors(prepared.validateBody!));
+    }
+    const query = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
+    return { params, query, body, headers: request.headers };
+  }
+
+  private idempotencyScope(request: RequestInfo): IdempotencyScope {
+    const header = request.headers["idempotency-key"];
+    if (header === undefined) throw new DomainError("idempotency-key-required", 400, "This request needs an Idempotency-Key header.");
+    const key = parseIdempotencyKey(header);
+    if (key === null) throw new DomainError("invalid-idempotency-key", 400, "Idempotency-Key must be 1-255 visible ASCII characters.");
+    return { key, fingerprint: requestFingerprint(request.method, request.target, request.rawBody) };
+  }
+
+  private async run(prepared: Prepared, input: RouteInput, request: RequestInfo, idempotency: IdempotencyScope | null): Promise<RouteResult> {
+    const route = prepared.route as Extract<Route, { kind: "operation" }>;
+    const result = await execute({
+      schema: this.schema,
+      document: prepared.document!,
+      variableValues: route.variables(input),
+      contextValue: createContext(this.services, request, idempotency),
+    });
+    throwFirstError(result);
+    return route.respond(result.data);
+  }
+
+  private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const route = prepared.route as Extract<Route, { kind: "stream" }>;
+    if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) throw rateLimited(3600);
+    const result = await subscribe({
+      schema: this.schema,
+      document: prepared.document!,
+      variableValues: route.variables(input),
+      contextValue: createContext(this.services, request),
+    });
+    if (!(Symbol.asyncIterator in result)) {
+      throwFirstError(result);
+      throw new Error("subscription returned no stream");
+    }
+    const iterator = result as AsyncGenerator<ExecutionResult>;
+    this.openStreams++;
+    const writer = new SseWriter(res, headers);
+    const close = () => void iterator.return?.(undefined);
+    req.once("close", close);
+    try {
+      for await (const item of iterator) {
+        if (item.errors?.length) {
+          this.services.log(`sse: ${item.errors[0]!.message}`);
+          continue;
+        }
+        const frame = route.frame(item.data);
+        writer.send(frame.id, frame.data);
+      }
+    } finally {
+      this.openStreams--;
+      req.off("close", close);
+      writer.close();
+    }
+  }
+
+  private corsHeaders(request: RequestInfo): Record<string, string> {
+    const origin = request.headers.origin;
+    return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
+  }
+
+  private sendProblem(res: ServerResponse, err: unknown, headers: Record<string, string>, instance: string): void {
+    const mapped = toProblem(err, instance);
+    if (mapped.unexpected) this.services.log(`error on ${instance}: ${(err as Error)?.stack ?? String(err)}`);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(res, mapped.problem, { ...headers, ...mapped.headers });
+  }
+}
+
+function throwFirstError(result: ExecutionResult): void {
+  const first = result.errors?.[0];
+  if (first) throw first.originalError ?? first;
+}
+
+export function requireOperator(token: string | null, request: RequestInfo): void {
+  const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+  const ok = token !== null && presented !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  if (!ok) throw forbidden("invalid-operator-token", "A valid operator token is required (Authorization: Bearer …).");
+}
+
+function fieldErrors(validate: ValidateFunction): FieldError[] {
+  return (validate.errors ?? []).map((e) => {
+    const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+    const field = e.keyword === "required" ? (e.params as { missingProperty: string }).missingProperty : e.keyword === "additionalProperties" ? (e.params as { additionalProperty: string }).additionalProperty : path || "(body)";
+    const message = e.keyword === "additionalProperties" ? "is not a known field" : e.keyword === "required" ? "is required" : (e.message ?? "is invalid");
+    return { field, message };
+  });
+}
+
+export function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const json = JSON.stringify(body);
+  res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json) });
+  res.end(json);
+}
+
+export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(body.status, { ...headers, "Content-Type": PROBLEM_CONTENT_TYPE, "Content-Length": Buffer.byteLength(json) });
+  res.end(json);
+}
+

@@ -1,0 +1,69 @@
+// The shape of an entry in the route table (src/rest/routes.ts), from which the HTTP routing,
+// validation, handlers and the OpenAPI document are all derived.
+import type { JSONSchema } from "./schemas.ts";
+import type { RateLimitName } from "./rate-limits.ts";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
+
+export type Auth = "public" | "site-write" | "operator";
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+  headers: Record<string, string | undefined>;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface RouteBase {
+  operationId: string;
+  method: Method;
+  /** OpenAPI-style path template, e.g. /api/v1/sites/{site_id}. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: Auth;
+  rateLimit?: RateLimitName;
+  /** Path parameter schemas. */
+  params?: Record<string, JSONSchema & { description?: string }>;
+  /** JSON request body: its schema, and whether it may be omitted. */
+  body?: { schema: JSONSchema; optional: boolean };
+  /** Whether the Idempotency-Key header is required. */
+  idempotencyKey?: boolean;
+  /** Successful responses: status → description and schema (or content type for streams). */
+  responses: Record<number, { description: string; schema?: JSONSchema; contentType?: string; headers?: Record<string, string> }>;
+  /** Error statuses this route can answer, with their problem codes. */
+  problems: Record<number, string[]>;
+}
+
+/** A route that runs a GraphQL query or mutation in-process and maps its result. */
+export interface OperationRoute<Data = any> extends RouteBase {
+  kind: "operation";
+  /** The GraphQL document (one operation, plus fragments). */
+  document: string;
+  variables: (input: RouteInput) => Record<string, unknown>;
+  respond: (data: Data) => RouteResult;
+}
+
+/** A route served as server-sent events from a GraphQL subscription. */
+export interface StreamRoute<Data = any> extends RouteBase {
+  kind: "stream";
+  document: string;
+  variables: (input: RouteInput) => Record<string, unknown>;
+  /** One SSE message per subscription result. */
+  frame: (data: Data) => { id: string; data: unknown };
+}
+
+/** A route answered without GraphQL (the OpenAPI document itself). */
+export interface StaticRoute extends RouteBase {
+  kind: "static";
+  respond: () => RouteResult;
+}
+
+export type Route = OperationRoute | StreamRoute | StaticRoute;

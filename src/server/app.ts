@@ -1,0 +1,64 @@
+// Starting and stopping one service instance.
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { appserviceUrl, type Config } from "../config/config.ts";
+import { MatrixNames, registrationYaml } from "../matrix/names.ts";
+import { schema } from "../graphql/schema.ts";
+import { apiRoutes } from "../rest/api-document.ts";
+import { createHttpServer } from "./http-server.ts";
+import { createServices, type Services } from "./services.ts";
+
+const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
+
+export interface RunningService {
+  services: Services;
+  server: Server;
+  /** The base URL the service listens on. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Writes the appservice registration the homeserver needs for this configuration. */
+export function writeRegistration(config: Config): string {
+  const yaml = registrationYaml({
+    id: config.matrix.appserviceId,
+    url: appserviceUrl(config),
+    asToken: config.matrix.asToken,
+    hsToken: config.matrix.hsToken,
+    names: new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName),
+  });
+  mkdirSync(dirname(config.matrix.registrationFile), { recursive: true });
+  writeFileSync(config.matrix.registrationFile, yaml, { mode: 0o600 });
+  return config.matrix.registrationFile;
+}
+
+export async function startService(config: Config, options: { worker?: boolean; log?: (m: string) => void } = {}): Promise<RunningService> {
+  const services = await createServices(config, options.log);
+  const server = createHttpServer(services, schema, apiRoutes);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
+  });
+  if (options.worker ?? true) services.worker.start();
+  const maintenance = setInterval(() => {
+    void Promise.all([services.idempotency.pruneExpired(), services.challenges.pruneExpired()]).catch((err) =>
+      services.log(`maintenance: ${(err as Error).message}`),
+    );
+  }, MAINTENANCE_INTERVAL_MS);
+  maintenance.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    services,
+    server,
+    url: `http://${config.server.listenHost}:${port}`,
+    async stop() {
+      clearInterval(maintenance);
+      await services.worker.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.db.$disconnect();
+    },
+  };
+}

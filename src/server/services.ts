@@ -1,0 +1,64 @@
+// The composition root: builds every service from the configuration.
+import type { Config } from "../config/config.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { migrate } from "../db/migrations.ts";
+import { Challenges } from "../domain/challenges.ts";
+import { Comments } from "../domain/comments.ts";
+import { Health } from "../domain/health.ts";
+import { IdempotencyStore } from "../domain/idempotency.ts";
+import { sharedSecret } from "../domain/settings.ts";
+import { Sites } from "../domain/sites.ts";
+import { Homeserver } from "../matrix/homeserver.ts";
+import { MatrixNames } from "../matrix/names.ts";
+import { Provisioner } from "../matrix/provisioning.ts";
+import { Projector } from "../projection/projector.ts";
+import { commentPostHandler } from "../queue/comment-post.ts";
+import { QueueWorker } from "../queue/worker.ts";
+import { LiveEvents } from "../sse/live-events.ts";
+import { PageEvents } from "../sse/page-stream.ts";
+
+export interface Services {
+  config: Config;
+  db: Db;
+  names: MatrixNames;
+  homeserver: Homeserver;
+  sites: Sites;
+  challenges: Challenges;
+  idempotency: IdempotencyStore;
+  comments: Comments;
+  health: Health;
+  projector: Projector;
+  pageEvents: PageEvents;
+  worker: QueueWorker;
+  log: (message: string) => void;
+}
+
+export async function createServices(config: Config, log: (message: string) => void = console.error): Promise<Services> {
+  await migrate(config.database.url);
+  const db = await openDatabase(config.database.url);
+  const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
+  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names);
+  const sites = new Sites(db, config.sites);
+  await sites.syncDeclarations();
+  const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
+  const idempotency = new IdempotencyStore(db);
+  const live = new LiveEvents();
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion);
+  const worker = new QueueWorker(db, { "comment.post": commentPostHandler(db, homeserver, provisioner) }, { ...config.queue, log });
+  const comments = new Comments(db, sites, challenges, idempotency, () => worker.wake());
+  return {
+    config,
+    db,
+    names,
+    homeserver,
+    sites,
+    challenges,
+    idempotency,
+    comments,
+    health: new Health(db, homeserver, () => worker.isRunning),
+    projector: new Projector(db, names, live),
+    pageEvents: new PageEvents(db, live),
+    worker,
+    log,
+  };
+}

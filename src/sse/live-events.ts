@@ -1,0 +1,24 @@
+// In-process fan-out of per-page live events. The events themselves are rows (LiveEvent), so a
+// reconnecting client resumes from Last-Event-ID; this only says "there is something new".
+import { EventEmitter } from "node:events";
+
+export const pageChannel = (siteId: string, pageSlug: string): string => `${siteId}\u0000${pageSlug}`;
+
+export class LiveEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish(siteId: string, pageSlug: string): void {
+    this.emitter.emit(pageChannel(siteId, pageSlug));
+  }
+
+  /** Calls `listener` on every publish for the page; returns the unsubscribe function. */
+  subscribe(siteId: string, pageSlug: string, listener: () => void): () => void {
+    const channel = pageChannel(siteId, pageSlug);
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
+  }
+}

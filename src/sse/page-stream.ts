@@ -1,0 +1,73 @@
+// A page's live events as an async iterator: rows of LiveEvent after a cursor, woken by the
+// in-process fan-out. Closing it (return) unsubscribes at once, even while it waits.
+import type { Db } from "../db/client.ts";
+import type { LiveEvent } from "../db/generated/sqlite/client.ts";
+import type { LiveEvents } from "./live-events.ts";
+
+const BATCH = 100;
+
+export class PageEvents {
+  constructor(private readonly db: Db, private readonly live: LiveEvents) {}
+
+  /** Events after `after`; when null, only events newer than now. */
+  async open(siteId: string, pageSlug: string, after: number | null): Promise<AsyncIterableIterator<LiveEvent>> {
+    const stream = new PageStream(this.db, siteId, pageSlug);
+    // Subscribe before reading the cursor so nothing published in between is missed.
+    stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
+    if (after !== null) stream.cursor = after;
+    else {
+      const latest = await this.db.liveEvent.findFirst({ where: { siteId, pageSlug }, orderBy: { id: "desc" }, select: { id: true } });
+      stream.cursor = latest?.id ?? 0;
+    }
+    return stream;
+  }
+}
+
+class PageStream implements AsyncIterableIterator<LiveEvent> {
+  cursor = 0;
+  unsubscribe: () => void = () => {};
+  private buffer: LiveEvent[] = [];
+  private dirty = true;
+  private closed = false;
+  private waiter: (() => void) | null = null;
+
+  constructor(private readonly db: Db, private readonly siteId: string, private readonly pageSlug: string) {}
+
+  poke(): void {
+    this.dirty = true;
+    this.waiter?.();
+  }
+
+  async next(): Promise<IteratorResult<LiveEvent>> {
+    while (!this.closed) {
+      const event = this.buffer.shift();
+      if (event) return { value: event, done: false };
+      if (this.dirty) {
+        this.dirty = false;
+        this.buffer = await this.db.liveEvent.findMany({
+          where: { siteId: this.siteId, pageSlug: this.pageSlug, id: { gt: this.cursor } },
+          orderBy: { id: "asc" },
+          take: BATCH,
+        });
+        if (this.buffer.length === BATCH) this.dirty = true;
+        const last = this.buffer.at(-1);
+        if (last) this.cursor = last.id;
+        continue;
+      }
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+      this.waiter = null;
+    }
+    return { value: undefined, done: true };
+  }
+
+  async return(): Promise<IteratorResult<LiveEvent>> {
+    this.closed = true;
+    this.unsubscribe();
+    this.waiter?.();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

@@ -1,0 +1,53 @@
+// A visitor client as a browser would be: an Ed25519 key, proof of work and signed writes.
+import sodium from "sodium-native";
+import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
+import { solveChallenge } from "../../src/security/pow.ts";
+
+export class Visitor {
+  readonly publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
+  private readonly secretKey = Buffer.alloc(sodium.crypto_sign_SECRETKEYBYTES);
+
+  constructor(readonly baseUrl: string, readonly origin: string | null = null) {
+    sodium.crypto_sign_keypair(this.publicKey, this.secretKey);
+  }
+
+  get key(): string {
+    return this.publicKey.toString("base64url");
+  }
+
+  sign(array: readonly unknown[]): string {
+    const signature = Buffer.alloc(sodium.crypto_sign_BYTES);
+    sodium.crypto_sign_detached(signature, canonicalMessage(array), this.secretKey);
+    return signature.toString("base64url");
+  }
+
+  async challenge(): Promise<{ challenge: string; response: string }> {
+    const res = await fetch(`${this.baseUrl}/api/v1/challenge`);
+    const body = (await res.json()) as { challenge: string; difficulty: number };
+    return { challenge: body.challenge, response: solveChallenge(body.challenge, body.difficulty) };
+  }
+
+  /** A complete, valid comment body for `siteId`/`pageSlug`. */
+  async commentBody(siteId: string, pageSlug: string, content: string, extra: { reply_to?: string | null; thread_root?: string | null; display_name?: string } = {}) {
+    const { challenge, response } = await this.challenge();
+    const replyTo = extra.reply_to ?? null;
+    const threadRoot = extra.thread_root ?? null;
+    return {
+      content,
+      ...(extra.display_name ? { display_name: extra.display_name } : {}),
+      reply_to: replyTo,
+      thread_root: threadRoot,
+      author_public_key: this.key,
+      author_signature: this.sign(signatureArrays.postComment(siteId, pageSlug, content, replyTo, threadRoot, challenge)),
+      challenge_response: response,
+    };
+  }
+
+  async post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(`${this.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(this.origin ? { origin: this.origin } : {}), ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  }
+}
