@@ -38,7 +38,7 @@ export const CONFIG_KEYS = {
 
   "queue.poll_interval_ms": { type: "integer", default: 250, min: 10, max: 60000, doc: "How often the worker looks for due submissions when idle." },
   "queue.max_attempts": { type: "integer", default: 8, min: 1, max: 100, doc: "Attempts on transient homeserver failures before a submission is marked failed." },
-  "queue.retry_base_ms": { type: "integer", default: 1000, min: 1, max: 3600000, doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes." },
+  "queue.retry_base_ms": { type: "integer", default: 1000, min: 1, max: 600000, doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes." },
 
   "rate_limit.enabled": { type: "boolean", default: true, doc: "Turn all rate limits on or off." },
   "rate_limit.site_registration": { type: "integer", default: 10, min: 1, doc: "POST /api/v1/sites per client IP per hour." },

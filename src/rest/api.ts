@@ -1,6 +1,6 @@
 // The REST adapter: derives request handling from the route table and runs each route's
 // GraphQL operation in-process against the shared schema.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -55,7 +55,7 @@ export class RestApi {
     }
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, request: RequestInfo): Promise<void> {
+  async handle(res: ServerResponse, request: RequestInfo): Promise<void> {
     const rawPath = request.target.split("?")[0]!;
     const headers = this.corsHeaders(request);
     const methods = this.router.methodsAt(rawPath);
@@ -84,7 +84,7 @@ export class RestApi {
       const input = this.readInput(prepared, match.params, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
       if (prepared.route.kind === "stream") {
-        await this.stream(prepared, input, request, req, res, headers);
+        await this.stream(prepared, input, request, res, headers);
         return;
       }
       const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency);
@@ -149,7 +149,7 @@ export class RestApi {
     return route.respond(result.data);
   }
 
-  private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
     if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) throw rateLimited(3600);
     const result = await subscribe({
@@ -165,8 +165,10 @@ export class RestApi {
     const iterator = result as AsyncGenerator<ExecutionResult>;
     this.openStreams++;
     const writer = new SseWriter(res, headers);
+    // The response closes when the client goes away (the request itself closed long ago,
+    // once its body was read).
     const close = () => void iterator.return?.(undefined);
-    req.once("close", close);
+    res.once("close", close);
     try {
       for await (const item of iterator) {
         if (item.errors?.length) {
@@ -178,7 +180,7 @@ export class RestApi {
       }
     } finally {
       this.openStreams--;
-      req.off("close", close);
+      res.off("close", close);
       writer.close();
     }
   }

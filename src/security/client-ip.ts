@@ -24,10 +24,10 @@ export class TrustedProxies {
         for (const [net, prefix, family] of preset) this.list.addSubnet(net, prefix, family);
         continue;
       }
-      const [net, prefixText] = entry.split("/");
+      const [net, prefixText, ...rest] = entry.split("/");
       const family = isIP(net ?? "");
-      const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : Number(prefixText);
-      if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
+      const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+      if (!family || rest.length > 0 || !Number.isInteger(prefix) || prefix > (family === 6 ? 128 : 32)) {
         throw new Error(`"${entry}" is not a CIDR, an address or one of: ${Object.keys(PRESETS).join(", ")}`);
       }
       this.list.addSubnet(net!, prefix, family === 6 ? "ipv6" : "ipv4");

@@ -74,7 +74,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       return;
     }
     const request: RequestInfo = { method: req.method ?? "GET", target, headers, rawBody, clientIp };
-    await rest.handle(req, res, request);
+    await rest.handle(res, request);
   };
 
   return createServer((req, res) => {

@@ -1,0 +1,144 @@
+// The vertical slice, on real SQLite and real PostgreSQL against the real test Synapse:
+// a visitor's comment goes through HTTP, the durable queue, Synapse, the appservice
+// transaction stream and the projection, and comes back through QUERY and SSE.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import sodium from "sodium-native";
+import { MatrixNames } from "../../src/matrix/names.ts";
+import { PROOF_KEY } from "../../src/matrix/events.ts";
+import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
+import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { Visitor } from "../support/visitor.ts";
+import { SseClient } from "../support/sse.ts";
+import { getEvent, getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
+import { TEST_SERVER_NAME } from "../support/environment.ts";
+
+const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+
+for (const provider of ["sqlite", "postgres"] as Provider[]) {
+  describe(`comment slice on ${provider}`, () => {
+    const siteId = uniqueSiteId("slice");
+    const page = "first-post";
+    const commentsPath = `/api/v1/sites/${siteId}/pages/${page}/comments`;
+    let service: TestService;
+    let drop: () => Promise<void>;
+    let visitor: Visitor;
+
+    const list = async (body: Record<string, unknown> = {}) => {
+      const res = await fetch(`${service.url}${commentsPath}`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200);
+      return (await res.json()) as { data: any[]; meta: any };
+    };
+
+    before(async () => {
+      const database = await freshDatabase(provider);
+      drop = database.drop;
+      service = await startTestService({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+      visitor = new Visitor(service.url, TEST_ORIGIN);
+    });
+
+    after(async () => {
+      await service?.stop();
+      await drop?.();
+    });
+
+    test("a comment reaches Synapse, the read model and an open SSE stream", async () => {
+      assert.deepEqual((await list()).data, [], "a declared site without comments lists an empty page");
+      const stream = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`);
+      assert.equal(stream.status, 200);
+      assert.match(stream.headers!.get("content-type") ?? "", /^text\/event-stream/);
+      try {
+        const body = await visitor.commentBody(siteId, page, "Hello from a visitor 👋", { display_name: "Ada" });
+        const res = await visitor.post(commentsPath, body, { "idempotency-key": "first" });
+        assert.equal(res.status, 202);
+        const { submission_id } = (await res.json()) as { submission_id: string };
+        assert.match(submission_id, /^[0-9a-f-]{36}$/);
+
+        const listed = await eventually(async () => (await list()).data.find((m) => m.submission_id === submission_id), 30_000, "the comment in QUERY");
+        assert.equal(listed.status, "published");
+        assert.deepEqual(listed.content, { type: "text", body: "Hello from a visitor 👋", format: null, formatted_body: null });
+        assert.equal(listed.author.type, "visitor");
+        assert.equal(listed.author.public_key, visitor.key);
+        assert.equal(listed.author.display_name, "Ada");
+        assert.equal("mxid" in listed.author, false);
+        assert.equal(listed.reply_to, null);
+        assert.deepEqual(listed.reactions, []);
+
+        // Matrix side: the event, its sender and its proof block.
+        const roomId = await resolveAlias(`#_service_${siteId}_${page}:${TEST_SERVER_NAME}`);
+        assert.equal(listed.room_id, roomId);
+        const event = await getEvent(roomId, listed.event_id);
+        assert.equal(event.type, "m.room.message");
+        assert.equal(event.sender, names.visitorUserId(siteId, visitor.publicKey));
+        assert.match(event.sender, /^@_service_v_[0-9a-f]{32}:localhost$/);
+        assert.equal(event.content.msgtype, "m.text");
+        assert.equal(event.content.body, "Hello from a visitor 👋");
+        const proof = event.content[PROOF_KEY];
+        assert.equal(proof.public_key, visitor.key);
+        assert.equal(proof.content, "Hello from a visitor 👋");
+        assert.equal(proof.submission_id, submission_id);
+        assert.equal(proof.challenge, body.challenge_response.split("|")[0]);
+        const signed = signatureArrays.postComment(siteId, page, proof.content, null, null, proof.challenge);
+        assert.ok(sodium.crypto_sign_verify_detached(Buffer.from(proof.signature, "base64url"), canonicalMessage(signed), visitor.publicKey), "the proof block verifies");
+
+        // The Space, its alias, the room linked into it, the bot as creator.
+        const spaceId = await resolveAlias(`#_service_${siteId}:${TEST_SERVER_NAME}`);
+        const create = await getState(spaceId, "m.room.create");
+        assert.equal(create.type, "m.space");
+        assert.deepEqual((await getState(spaceId, "m.space.child", roomId)).via, [TEST_SERVER_NAME]);
+        assert.equal((await getState(roomId, "m.space.parent", spaceId)).canonical, true);
+        const roomCreate = await matrixRequest("GET", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/state`);
+        const createEvent = roomCreate.find((e: any) => e.type === "m.room.create");
+        assert.equal(createEvent.sender, names.botUserId);
+        assert.equal(createEvent.content.room_version, "12");
+        const power = roomCreate.find((e: any) => e.type === "m.room.power_levels");
+        assert.equal(power.content.events["m.room.tombstone"], 150);
+
+        // SSE: message_created with the full message.
+        const pushed = await eventually(async () => stream.messages.find((m) => m.data.type === "message_created"), 10_000, "message_created on SSE");
+        assert.match(pushed.id ?? "", /^\d+$/);
+        assert.deepEqual(pushed.data.payload, listed);
+      } finally {
+        stream.close();
+      }
+    });
+
+    test("replies, Matrix-native comments, ordering and Last-Event-ID resume", async () => {
+      const first = (await list()).data[0];
+      const replyBody = await visitor.commentBody(siteId, page, "A reply", { reply_to: first.event_id });
+      const res = await visitor.post(commentsPath, replyBody, { "idempotency-key": "reply" });
+      assert.equal(res.status, 202);
+      const reply = await eventually(async () => (await list()).data.find((m) => m.content.body === "A reply"), 30_000, "the reply");
+      assert.equal(reply.reply_to, first.event_id);
+      assert.equal(reply.thread_root, null);
+
+      // A regular Matrix account writes in the room directly.
+      const roomId = first.room_id;
+      const human = await registerMatrixUser(`human${Date.now().toString(36)}${provider}`);
+      await matrixRequest("POST", `/_matrix/client/v3/join/${encodeURIComponent(roomId)}`, human.token, {});
+      await matrixRequest("PUT", `/_matrix/client/v3/profile/${encodeURIComponent(human.userId)}/displayname`, human.token, { displayname: "Grace" });
+      await matrixRequest("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/t1`, human.token, { msgtype: "m.text", body: "From Matrix" });
+      const native = await eventually(async () => (await list()).data.find((m) => m.content.body === "From Matrix"), 30_000, "the Matrix-native comment");
+      assert.equal(native.author.type, "matrix");
+      assert.equal(native.author.mxid, human.userId);
+      assert.equal("public_key" in native.author, false);
+      assert.equal("submission_id" in native, false);
+      assert.equal(native.author.display_name, "Grace");
+
+      const asc = await list();
+      assert.deepEqual(asc.data.map((m) => m.content.body), ["Hello from a visitor 👋", "A reply", "From Matrix"]);
+      assert.deepEqual(asc.meta, { total: 3, page: 1, per_page: 20, total_pages: 1 });
+      const desc = await list({ order: "desc", per_page: 2, page: 1 });
+      assert.deepEqual(desc.data.map((m) => m.content.body), ["From Matrix", "A reply"]);
+      assert.deepEqual(desc.meta, { total: 3, page: 1, per_page: 2, total_pages: 2 });
+
+      const resumed = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`, { "last-event-id": "0" });
+      try {
+        const replayed = await eventually(async () => (resumed.messages.length >= 3 ? resumed.messages : null), 10_000, "replayed events");
+        assert.deepEqual(replayed.map((m) => m.data.payload.content.body), ["Hello from a visitor 👋", "A reply", "From Matrix"]);
+      } finally {
+        resumed.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,89 @@
+// Starting real service instances for integration tests: real SQLite or PostgreSQL, the real
+// test Synapse, real HTTP.
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { buildConfig, type Config } from "../../src/config/config.ts";
+import { startService, type RunningService } from "../../src/server/app.ts";
+import {
+  TEST_AS_TOKEN,
+  TEST_HOMESERVER_URL,
+  TEST_HS_TOKEN,
+  TEST_OPERATOR_TOKEN,
+  TEST_POSTGRES_URL,
+  TEST_SERVER_NAME,
+  TEST_SERVICE_PORT,
+} from "./environment.ts";
+
+export type Provider = "sqlite" | "postgres";
+
+export const TEST_ORIGIN = "https://blog.example";
+
+/** A site id no other test (or earlier run against the same homeserver) uses. */
+export const uniqueSiteId = (prefix = "site") => `${prefix}-${randomBytes(5).toString("hex")}`;
+
+export function testConfigDocument(options: { registrationFile?: string; databaseUrl?: string; sites?: Record<string, unknown>; port?: number } = {}) {
+  const work = process.env.TEST_WORK_DIR ?? mkdtempSync(join(tmpdir(), "comment-service-"));
+  return {
+    server: { listen_host: "127.0.0.1", listen_port: options.port ?? TEST_SERVICE_PORT },
+    database: { url: options.databaseUrl ?? `file:${join(work, `db-${randomBytes(4).toString("hex")}.sqlite`)}` },
+    matrix: {
+      homeserver_url: TEST_HOMESERVER_URL,
+      server_name: TEST_SERVER_NAME,
+      as_token: TEST_AS_TOKEN,
+      hs_token: TEST_HS_TOKEN,
+      registration_file: options.registrationFile ?? join(work, "registration.yaml"),
+    },
+    security: { operator_token: TEST_OPERATOR_TOKEN, pow_difficulty: 8 },
+    queue: { poll_interval_ms: 50, retry_base_ms: 50 },
+    rate_limit: { comment_write: 10_000, challenge: 10_000, public_read: 10_000, site_registration: 10_000 },
+    sites: options.sites ?? {},
+  };
+}
+
+/** A fresh, empty database of the provider; for PostgreSQL a new database dropped by `drop`. */
+export async function freshDatabase(provider: Provider): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (provider === "sqlite") {
+    const work = process.env.TEST_WORK_DIR ?? mkdtempSync(join(tmpdir(), "comment-service-"));
+    return { url: `file:${join(work, `db-${randomBytes(4).toString("hex")}.sqlite`)}`, drop: async () => {} };
+  }
+  const name = `comments_test_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestService extends RunningService {
+  config: Config;
+}
+
+export async function startTestService(options: { databaseUrl?: string; sites?: Record<string, unknown>; overrides?: Record<string, unknown>; worker?: boolean } = {}): Promise<TestService> {
+  const config = buildConfig(testConfigDocument({ databaseUrl: options.databaseUrl, sites: options.sites }), options.overrides ?? {});
+  const running = await startService(config, { worker: options.worker ?? true, log: () => {} });
+  return { ...running, config };
+}
+
+/** Polls `check` until it returns a value (not undefined/null/false) or the timeout passes. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
