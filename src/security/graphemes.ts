@@ -12,7 +12,9 @@ export function graphemeCount(text: string, stopAfter = Infinity): number {
   let count = 0;
   let start = 0;
   while (start < text.length && count <= stopAfter) {
-    const end = start + CHUNK;
+    let end = start + CHUNK;
+    // Never cut a surrogate pair: a lone half would segment on its own and shift what follows.
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
     const chunk = text.slice(start, end);
     if (end >= text.length) {
       for (const _ of segmenter.segment(chunk)) count++;
