@@ -1,0 +1,107 @@
+// A 202 is a promise: a submission survives the service being killed before it reaches
+// Matrix, and a resend after a crash never duplicates the Matrix event.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync, mkdtempSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import Database from "better-sqlite3";
+import { stringify } from "smol-toml";
+import { PROOF_KEY } from "../../src/matrix/events.ts";
+import { eventually, startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
+import { resolveAlias, roomMessages } from "../support/matrix.ts";
+import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { Visitor } from "../support/visitor.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const children = new Set<ChildProcess>();
+after(() => children.forEach((c) => c.kill("SIGKILL")));
+
+/** Starts `npm start`'s entry point as a real process and waits for its listening line. */
+async function startProcess(configFile: string, extra: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", configFile, ...extra], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk) => {
+      output += chunk;
+      if (output.includes("listening on")) resolve();
+    });
+    child.stderr!.on("data", (chunk) => (output += chunk));
+    child.once("exit", (code) => reject(new Error(`service exited (${code}) before listening:\n${output}`)));
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill(signal);
+  await exited;
+  children.delete(child);
+}
+
+const eventsWithSubmission = async (roomId: string, submissionId: string) =>
+  (await roomMessages(roomId)).filter((e) => e.content[PROOF_KEY]?.submission_id === submissionId);
+
+test("SIGKILL after the 202 and before the Matrix write: after a restart the comment exists exactly once", async () => {
+  const siteId = uniqueSiteId("crash");
+  const work = mkdtempSync(join(tmpdir(), "crash-"));
+  const dbFile = join(work, "comments.db");
+  const configFile = join(work, "config.toml");
+  writeFileSync(configFile, stringify(testConfigDocument({ databaseUrl: `file:${dbFile}`, sites: { [siteId]: { origins: [TEST_ORIGIN] } } })));
+
+  // An API-only instance: it accepts and stores, but sends nothing to Matrix.
+  let child = await startProcess(configFile, ["--no-worker"]);
+  const base = testConfigDocument().server;
+  const visitor = new Visitor(`http://${base.listen_host}:${base.listen_port}`, TEST_ORIGIN);
+  const res = await visitor.post(`/api/v1/sites/${siteId}/pages/crash/comments`, await visitor.commentBody(siteId, "crash", "survives a crash"), { "idempotency-key": "crash-1" });
+  assert.equal(res.status, 202);
+  const { submission_id } = (await res.json()) as { submission_id: string };
+  await kill(child, "SIGKILL");
+
+  const db = new Database(dbFile, { readonly: true });
+  assert.equal((db.prepare(`SELECT status FROM "Submission" WHERE id = ?`).get(submission_id) as { status: string }).status, "queued");
+  db.close();
+
+  child = await startProcess(configFile);
+  try {
+    const listed = await eventually(async () => {
+      const page = await fetch(`${visitor.baseUrl}/api/v1/sites/${siteId}/pages/crash/comments`, { method: "QUERY" });
+      const body = (await page.json()) as { data: any[] };
+      return body.data.length > 0 ? body.data : null;
+    }, 30_000, "the comment after restart");
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0].submission_id, submission_id);
+    const roomId = await resolveAlias(`#_service_${siteId}_crash:${TEST_SERVER_NAME}`);
+    assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1);
+  } finally {
+    await kill(child, "SIGTERM");
+  }
+});
+
+test("a resend after a crash between the Matrix write and recording it reuses the event (txn id)", async () => {
+  const siteId = uniqueSiteId("resend");
+  const service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+  try {
+    const visitor = new Visitor(service.url, TEST_ORIGIN);
+    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "sent once"), { "idempotency-key": "r-1" });
+    const { submission_id } = (await res.json()) as { submission_id: string };
+    const db = service.services.db;
+    const sent = await eventually(async () => db.submission.findFirst({ where: { id: submission_id, status: "sent" } }), 30_000, "the submission sent");
+    await eventually(async () => db.comment.findFirst({ where: { submissionId: submission_id } }), 30_000, "the projection");
+
+    // As if the worker died after Synapse accepted the event but before the row was updated,
+    // and before the projection saw it: the worker must resend with the same transaction id.
+    await db.comment.deleteMany({ where: { submissionId: submission_id } });
+    await db.submission.update({ where: { id: submission_id }, data: { status: "queued", eventId: null, completedAt: null } });
+    service.services.worker.wake();
+    const resent = await eventually(async () => db.submission.findFirst({ where: { id: submission_id, status: "sent" } }), 30_000, "the resend");
+    assert.equal(resent.eventId, sent.eventId, "the homeserver answered the resend with the original event");
+    assert.equal(resent.attempts, 2);
+    const roomId = await resolveAlias(`#_service_${siteId}_p:${TEST_SERVER_NAME}`);
+    assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1);
+  } finally {
+    await service.stop();
+  }
+});
