@@ -5,10 +5,12 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 // Node 20's segment iterator is quadratic in the input length, so long text is segmented in
 // chunks. Each chunk's last cluster may continue into the next chunk, so the next chunk starts
 // at that cluster's start: a true boundary, from which segmentation is exact.
-const CHUNK = 2048;
+const CHUNK = 256;
 
 /** Grapheme clusters in `text`; stops counting once past `stopAfter` (for limit checks). */
 export function graphemeCount(text: string, stopAfter = Infinity): number {
+  // ASCII: every character is a cluster, except CR LF, which is one (UAX #29 GB3).
+  if (!/[^\x00-\x7f]/.test(text)) return text.length - (text.match(/\r\n/g)?.length ?? 0);
   let count = 0;
   let start = 0;
   while (start < text.length && count <= stopAfter) {

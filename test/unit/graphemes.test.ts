@@ -72,7 +72,15 @@ describe("graphemeCount on text longer than one segmentation chunk", () => {
   }
 
   test("stopAfter stops early but still reports more than the limit", () => {
-    const count = graphemeCount("a".repeat(1_000_000), 10);
+    const count = graphemeCount("é".repeat(1_000_000), 10);
     assert.ok(count > 10 && count < 5000, `got ${count}`);
+  });
+});
+
+describe("graphemeCount ASCII fast path", () => {
+  test("CR LF is one cluster, lone CR and LF are one each", () => {
+    assert.equal(graphemeCount("a\r\nb"), 3);
+    assert.equal(graphemeCount("a\n\rb"), 4);
+    assert.equal(graphemeCount("plain ascii"), 11);
   });
 });
