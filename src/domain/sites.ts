@@ -69,16 +69,18 @@ export class Sites {
   }
 
   /** The site for a public read: 400 for a malformed id, 404 when not registered. */
-  async requireReadable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
+  async requireReadable(siteId: string, pageSlug?: string): Promise<{ id: string; status: string }> {
     checkPath(siteId, pageSlug);
-    const site = await this.find(siteId);
+    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { id: true, status: true } });
     if (!site) throw siteNotFound(siteId);
     return site;
   }
 
-  /** The site for a write: additionally 410 once it is retiring. */
+  /** The site for a write, with its origins: additionally 410 once it is retiring. */
   async requireWritable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
-    const site = await this.requireReadable(siteId, pageSlug);
+    checkPath(siteId, pageSlug);
+    const site = await this.find(siteId);
+    if (!site) throw siteNotFound(siteId);
     if (site.status !== "active") throw new DomainError("site-retired", 410, `Site ${siteId} is retired and accepts no writes.`);
     return site;
   }

@@ -8,9 +8,8 @@ import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "../graphql/schema.ts";
 import { apiRoutes } from "../rest/api-document.ts";
 import { createHttpServer } from "./http-server.ts";
+import { scheduleMaintenance } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
-
-const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface RunningService {
   services: Services;
@@ -42,19 +41,14 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
   if (options.worker ?? true) services.worker.start();
-  const maintenance = setInterval(() => {
-    void Promise.all([services.idempotency.pruneExpired(), services.challenges.pruneExpired()]).catch((err) =>
-      services.log(`maintenance: ${(err as Error).message}`),
-    );
-  }, MAINTENANCE_INTERVAL_MS);
-  maintenance.unref();
+  const stopMaintenance = scheduleMaintenance(services);
   const { port } = server.address() as AddressInfo;
   return {
     services,
     server,
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
-      clearInterval(maintenance);
+      stopMaintenance();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

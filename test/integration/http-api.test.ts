@@ -276,3 +276,54 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("appservice endpoint and dashboard subscriptions", () => {
+  const txn = (id: string, events: unknown[], token = "test-hs-token-0123456789") =>
+    fetch(url(`/_matrix/app/v1/transactions/${id}`), { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ events }) });
+
+  test("transactions need the homeserver token, reject bad JSON, and apply once", async () => {
+    const denied = await txn("t-denied", [], "wrong");
+    assert.equal(denied.status, 403);
+    assert.equal(((await denied.json()) as any).errcode, "M_FORBIDDEN");
+    const bad = await fetch(url("/_matrix/app/v1/transactions/t-bad"), { method: "PUT", headers: { authorization: "Bearer test-hs-token-0123456789" }, body: "{" });
+    assert.equal(bad.status, 400);
+
+    await service.services.db.room.create({ data: { roomId: "!native:localhost", siteId: SITE, pageSlug: "native", roomVersion: "12" } });
+    const event = { event_id: "$native1", room_id: "!native:localhost", sender: "@bob:localhost", type: "m.room.message", origin_server_ts: 1_795_000_000_000, content: { msgtype: "m.text", body: "hi", format: "org.matrix.custom.html", formatted_body: "<b>hi</b>" } };
+    const member = { event_id: "$m1", room_id: "!native:localhost", sender: "@bob:localhost", state_key: "@bob:localhost", type: "m.room.member", origin_server_ts: 1_794_999_999_000, content: { membership: "join", displayname: "Bob" } };
+    assert.equal((await txn("t-1", [member, event])).status, 200);
+    assert.equal((await txn("t-1", [member, event])).status, 200, "a retried transaction is acknowledged");
+    assert.equal((await txn("t-2", [event])).status, 200, "the same event in another transaction is not duplicated");
+    const listed = (await (await query(commentsPath(SITE, "native"))).json()) as any;
+    assert.equal(listed.data.length, 1);
+    assert.deepEqual(listed.data[0].content, { type: "text", body: "hi", format: "org.matrix.custom.html", formatted_body: "<b>hi</b>" });
+    assert.deepEqual(listed.data[0].author, { type: "matrix", mxid: "@bob:localhost", display_name: "Bob", avatar_url: null });
+    assert.equal(listed.data[0].created_at, new Date(1_795_000_000_000).toISOString());
+  });
+
+  test("GraphQL subscriptions over graphql-sse deliver a page's events to dashboards", async () => {
+    const { createClient } = await import("graphql-sse");
+    const client = createClient({ url: url("/graphql/stream"), headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` }, retryAttempts: 0 });
+    const received: any[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      const dispose = client.subscribe(
+        { query: `subscription { pageEvents(siteId: "${SITE}", pageSlug: "native") { type message { eventId content } } }` },
+        {
+          next: (value) => {
+            received.push(value);
+            dispose();
+            resolve();
+          },
+          error: reject,
+          complete: () => resolve(),
+        },
+      );
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const event = { event_id: "$native2", room_id: "!native:localhost", sender: "@bob:localhost", type: "m.room.message", origin_server_ts: 1_795_000_001_000, content: { msgtype: "m.text", body: "live" } };
+    assert.equal((await txn("t-3", [event])).status, 200);
+    await done;
+    client.dispose();
+    assert.deepEqual(received[0].data.pageEvents, { type: "message_created", message: { eventId: "$native2", content: { type: "text", body: "live", format: null, formatted_body: null } } });
+  });
+});

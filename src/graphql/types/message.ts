@@ -24,6 +24,8 @@ const ReactionSummary = builder.objectRef<{ key: string; count: number; mine: bo
   fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
 });
 
+// Fields read the parent row's scalars directly (no `select`): every path that returns
+// messages loads whole rows, and a `select` would make the Prisma plugin load them again.
 export const Message = builder.prismaObject("Comment", {
   name: "Message",
   description: "A comment on a page.",
@@ -32,15 +34,14 @@ export const Message = builder.prismaObject("Comment", {
     submissionId: t.exposeString("submissionId", { nullable: true, description: "The API submission that produced it; absent for Matrix-native comments." }),
     roomId: t.exposeString("roomId"),
     status: t.exposeString("status", { description: '"published", "edited" or "redacted".' }),
-    createdAt: t.field({ type: "DateTime", select: { originServerTs: true }, resolve: (c) => new Date(Number(c.originServerTs)) }),
-    originServerTs: t.float({ select: { originServerTs: true }, resolve: (c) => Number(c.originServerTs) }),
+    createdAt: t.field({ type: "DateTime", resolve: (c) => new Date(Number(c.originServerTs)) }),
+    originServerTs: t.float({ resolve: (c) => Number(c.originServerTs) }),
     editedAt: t.expose("editedAt", { type: "DateTime", nullable: true }),
     replyTo: t.exposeString("replyTo", { nullable: true }),
     threadRoot: t.exposeString("threadRoot", { nullable: true }),
-    content: t.field({ type: "JSON", select: { content: true }, resolve: (c) => JSON.parse(c.content) }),
+    content: t.field({ type: "JSON", resolve: (c) => JSON.parse(c.content) }),
     author: t.field({
       type: MessageAuthor,
-      select: { roomId: true, sender: true, authorType: true, authorPublicKey: true, displayName: true, avatarUrl: true },
       resolve: async (c, _args, ctx) => {
         // The current joined profile wins; the one captured at projection is the fallback
         // once the author has left the room.

@@ -11,7 +11,6 @@ const PageEvent = builder.prismaObject("LiveEvent", {
       type: Message,
       nullable: true,
       description: "The comment, for message_created and message_updated.",
-      select: { eventId: true, type: true },
       resolve: (event, _args, ctx) =>
         event.eventId && (event.type === "message_created" || event.type === "message_updated")
           ? ctx.services.db.comment.findUnique({ where: { eventId: event.eventId } })
@@ -21,7 +20,6 @@ const PageEvent = builder.prismaObject("LiveEvent", {
       type: "JSON",
       nullable: true,
       description: "The payload of events that are not a full message.",
-      select: { payload: true },
       resolve: (event) => (event.payload === null ? null : JSON.parse(event.payload)),
     }),
   }),

@@ -1,0 +1,25 @@
+// Periodic clean-up of rows that only matter for a while.
+import type { Services } from "./services.ts";
+
+export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
+/** How far back SSE clients can resume with Last-Event-ID. */
+export const LIVE_EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Homeservers retry a transaction for minutes, not days. */
+export const TRANSACTION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export async function runMaintenance(services: Services, now = new Date()): Promise<void> {
+  const before = (ms: number) => new Date(now.getTime() - ms);
+  await services.idempotency.pruneExpired(now);
+  await services.challenges.pruneExpired(now);
+  await services.db.liveEvent.deleteMany({ where: { createdAt: { lt: before(LIVE_EVENT_RETENTION_MS) } } });
+  await services.db.appserviceTransaction.deleteMany({ where: { createdAt: { lt: before(TRANSACTION_RETENTION_MS) } } });
+}
+
+/** Runs maintenance every interval until the returned function is called. */
+export function scheduleMaintenance(services: Services): () => void {
+  const timer = setInterval(() => {
+    runMaintenance(services).catch((err) => services.log(`maintenance: ${(err as Error).message}`));
+  }, MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
