@@ -23,6 +23,7 @@ try {
 
 const registration = writeRegistration(config);
 if (!configPath) {
+  console.error("comment-service: starting the local Synapse (the first run provisions it, about a minute)");
   startLocalHomeserver({ instance: "dev", port: 8008, serverName: config.matrix.serverName, registrationFile: registration });
 }
 

@@ -14,13 +14,19 @@ export interface LocalHomeserverOptions {
   fresh?: boolean;
 }
 
-function run(command: string, env: Record<string, string>, quiet = false): string {
-  return execFileSync("bash", [SCRIPT, command], {
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", quiet ? "pipe" : "inherit"],
-    maxBuffer: 16 * 1024 * 1024,
-  }).trim();
+/** Runs a script command; its progress output is shown only when it fails. */
+function run(command: string, env: Record<string, string>): string {
+  try {
+    return execFileSync("bash", [SCRIPT, command], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 16 * 1024 * 1024,
+    }).trim();
+  } catch (err) {
+    const { stderr, stdout } = err as { stderr?: string; stdout?: string };
+    throw new Error(`scripts/synapse.sh ${command} failed:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
 }
 
 /** Provisions (first time: about a minute) and starts Synapse; returns its base URL. */
@@ -36,9 +42,9 @@ export function startLocalHomeserver(options: LocalHomeserverOptions): string {
 }
 
 export function stopLocalHomeserver(instance: string): void {
-  run("stop", { SYNAPSE_INSTANCE: instance }, true);
+  run("stop", { SYNAPSE_INSTANCE: instance });
 }
 
 export function registrationSharedSecret(instance: string): string {
-  return run("registration-secret", { SYNAPSE_INSTANCE: instance }, true);
+  return run("registration-secret", { SYNAPSE_INSTANCE: instance });
 }
