@@ -112,6 +112,14 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.equal(reply.reply_to, first.event_id);
       assert.equal(reply.thread_root, null);
 
+      const threadBody = await visitor.commentBody(siteId, page, "In the thread", { reply_to: reply.event_id, thread_root: first.event_id });
+      assert.equal((await visitor.post(commentsPath, threadBody, { "idempotency-key": "thread" })).status, 202);
+      const threaded = await eventually(async () => (await list()).data.find((m) => m.content.body === "In the thread"), 30_000, "the thread message");
+      assert.equal(threaded.thread_root, first.event_id);
+      assert.equal(threaded.reply_to, reply.event_id);
+      const threadEvent = await getEvent(first.room_id, threaded.event_id);
+      assert.deepEqual(threadEvent.content["m.relates_to"], { rel_type: "m.thread", event_id: first.event_id, is_falling_back: false, "m.in_reply_to": { event_id: reply.event_id } });
+
       // A regular Matrix account writes in the room directly.
       const roomId = first.room_id;
       const human = await registerMatrixUser(`human${Date.now().toString(36)}${provider}`);
@@ -126,16 +134,17 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.equal(native.author.display_name, "Grace");
 
       const asc = await list();
-      assert.deepEqual(asc.data.map((m) => m.content.body), ["Hello from a visitor 👋", "A reply", "From Matrix"]);
-      assert.deepEqual(asc.meta, { total: 3, page: 1, per_page: 20, total_pages: 1 });
-      const desc = await list({ order: "desc", per_page: 2, page: 1 });
-      assert.deepEqual(desc.data.map((m) => m.content.body), ["From Matrix", "A reply"]);
-      assert.deepEqual(desc.meta, { total: 3, page: 1, per_page: 2, total_pages: 2 });
+      assert.deepEqual(asc.data.map((m) => m.content.body), ["Hello from a visitor 👋", "A reply", "In the thread", "From Matrix"]);
+      assert.deepEqual(asc.meta, { total: 4, page: 1, per_page: 20, total_pages: 1 });
+      const desc = await list({ order: "desc", per_page: 3, page: 1 });
+      assert.deepEqual(desc.data.map((m) => m.content.body), ["From Matrix", "In the thread", "A reply"]);
+      assert.deepEqual(desc.meta, { total: 4, page: 1, per_page: 3, total_pages: 2 });
+      assert.deepEqual((await list({ order: "desc", per_page: 3, page: 2 })).data.map((m) => m.content.body), ["Hello from a visitor 👋"]);
 
       const resumed = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`, { "last-event-id": "0" });
       try {
-        const replayed = await eventually(async () => (resumed.messages.length >= 3 ? resumed.messages : null), 10_000, "replayed events");
-        assert.deepEqual(replayed.map((m) => m.data.payload.content.body), ["Hello from a visitor 👋", "A reply", "From Matrix"]);
+        const replayed = await eventually(async () => (resumed.messages.length >= 4 ? resumed.messages : null), 10_000, "replayed events");
+        assert.deepEqual(replayed.map((m) => m.data.payload.content.body), ["Hello from a visitor 👋", "A reply", "In the thread", "From Matrix"]);
       } finally {
         resumed.close();
       }

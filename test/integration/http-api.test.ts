@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { hashClaimToken } from "../../src/domain/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
-import { startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { matrixRequest } from "../support/matrix.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -103,6 +103,29 @@ describe("meta", () => {
     const ok = await ask({ authorization: `Bearer ${TEST_OPERATOR_TOKEN}` });
     assert.equal(ok.status, 200);
     assert.deepEqual(await ok.json(), { data: { site: { id: SITE, source: "config", verifiedOrigins: [TEST_ORIGIN] } } });
+  });
+});
+
+describe("optional parts", () => {
+  test("without an operator token there is no /graphql", async () => {
+    const plain = await startTestService({ worker: false, overrides: { "server.listen_port": 0, "security.operator_token": "" } });
+    try {
+      await expectProblem(await fetch(`${plain.url}/graphql`, { method: "POST", headers: { authorization: "Bearer x" } }), 404, "not-found");
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  test("GET /health is a 500 problem when the database is unreachable", async () => {
+    const database = await freshDatabase("postgres");
+    const doomed = await startTestService({ databaseUrl: database.url, worker: false, overrides: { "server.listen_port": 0 } });
+    try {
+      assert.equal((await fetch(`${doomed.url}/health`)).status, 200);
+      await database.drop();
+      await expectProblem(await fetch(`${doomed.url}/health`), 500, "database-unavailable");
+    } finally {
+      await doomed.stop();
+    }
   });
 });
 
