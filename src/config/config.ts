@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import { CONFIG_KEYS, SITE_KEYS, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
+import { TrustedProxies } from "../security/client-ip.ts";
 import { isValidSiteId } from "../domain/identifiers.ts";
 
 export interface SiteDeclaration {
@@ -141,7 +142,12 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
     const value = key in flat ? (flat[key] as string) : "";
     if (value && !/^https?:\/\/[^/]+/.test(value)) throw new ConfigError(`configuration key "${key}": expected an http(s) URL`);
   }
-  const dbUrl = (nested.database!.url as string);
+  try {
+    new TrustedProxies(server.trustedProxies as string[]);
+  } catch (err) {
+    throw new ConfigError(`configuration key "server.trusted_proxies": ${(err as Error).message}`);
+  }
+  const dbUrl = nested.database!.url as string;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(dbUrl)) throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
   if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix as string)) throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');
   return {

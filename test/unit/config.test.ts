@@ -236,3 +236,10 @@ describe("parseConfigText", () => {
     assert.throws(() => parseConfigText("[server]\nlisten_port = 1\nlisten_port = 2\n", "x.toml"), ConfigError);
   });
 });
+
+describe("server.trusted_proxies is validated at load", () => {
+  test("an invalid entry names the key", () => {
+    const doc = parseConfigText('[matrix]\nas_token = "a"\nhs_token = "h"\n[server]\ntrusted_proxies = ["loopback", "10.0.0.0/"]\n', "t.toml");
+    assert.throws(() => buildConfig(doc), (err: Error) => err instanceof ConfigError && err.message.includes("server.trusted_proxies") && err.message.includes("10.0.0.0/"));
+  });
+});
