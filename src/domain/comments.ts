@@ -8,7 +8,7 @@ import { Challenges } from "./challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency.ts";
 import { authorizeSiteWrite } from "./site-write-auth.ts";
 import { checkCommentText, checkDisplayName, checkEventId } from "./comment-input.ts";
-import { parseAuthorProof, signatureArrays, verifySignature } from "../security/author-proof.ts";
+import { parseAuthorProof, parsePublicKey, parseSignature, signatureArrays, verifySignature } from "../security/author-proof.ts";
 import type { CommentPostPayload } from "../queue/payloads.ts";
 import { checkPagination } from "./pagination.ts";
 
@@ -36,6 +36,9 @@ export interface ListCommentsInput {
   page: number;
   perPage: number;
   order: "asc" | "desc";
+  /** Optional personalization: a visitor key and its signature over QUERY_COMMENTS. */
+  authorPublicKey: string | null;
+  authorSignature: string | null;
 }
 
 export class Comments {
@@ -130,6 +133,7 @@ export class Comments {
   async list(input: ListCommentsInput) {
     await this.sites.requireReadable(input.siteId, input.pageSlug);
     checkPagination(input.page, input.perPage);
+    const viewer = personalization(input);
     const where = { siteId: input.siteId, pageSlug: input.pageSlug };
     const [total, rows] = await Promise.all([
       this.db.comment.count({ where }),
@@ -140,8 +144,29 @@ export class Comments {
         take: input.perPage,
       }),
     ]);
-    return { rows, total, page: input.page, perPage: input.perPage };
+    return { rows, total, page: input.page, perPage: input.perPage, viewer };
   }
+}
+
+/**
+ * The verified viewer key of a personalized read (it decides `mine` on reactions), or null
+ * for an anonymous one. A malformed or non-verifying proof is an error, not a silent
+ * downgrade, so client bugs show.
+ */
+function personalization(input: ListCommentsInput): string | null {
+  if (input.authorPublicKey === null && input.authorSignature === null) return null;
+  const key = parsePublicKey(input.authorPublicKey);
+  const signature = parseSignature(input.authorSignature);
+  if (!key || !signature) {
+    throw validationError("Personalization needs both author_public_key and author_signature.", [
+      ...(key ? [] : [{ field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" }]),
+      ...(signature ? [] : [{ field: "author_signature", message: "must be a base64url Ed25519 signature (64 bytes)" }]),
+    ]);
+  }
+  if (!verifySignature(key.bytes, signature, signatureArrays.queryComments(input.siteId, input.pageSlug))) {
+    throw forbidden("invalid-signature", 'author_signature does not verify over ["QUERY_COMMENTS", site_id, page_slug].');
+  }
+  return key.text;
 }
 
 const accepted = (stored: StoredResponse, replayed: boolean): SubmissionAccepted => ({

@@ -81,13 +81,14 @@ const listComments: OperationRoute = {
   path: "/api/v1/sites/{site_id}/pages/{page_slug}/comments",
   tag: "Comments",
   summary: "List a page's comments (chronological; order desc reverses).",
-  description: "An unregistered site yields 404; a registered site without comments yields 200 with an empty page.",
+  description:
+    "An unregistered site yields 404; a registered site without comments yields 200 with an empty page. With author_public_key and author_signature (over [\"QUERY_COMMENTS\", site_id, page_slug]) the read is personalized: reactions carry `mine` for that visitor; a proof that does not verify is 403 invalid-signature.",
   auth: "public",
   rateLimit: "publicRead",
   params: pagePath,
   body: { schema: requestBodies.listComments, optional: true },
-  document: `query ListComments($siteId: String!, $pageSlug: String!, $page: Int, $perPage: Int, $order: CommentOrder) {
-    comments(siteId: $siteId, pageSlug: $pageSlug, page: $page, perPage: $perPage, order: $order) {
+  document: `query ListComments($siteId: String!, $pageSlug: String!, $page: Int, $perPage: Int, $order: CommentOrder, $authorPublicKey: String, $authorSignature: String) {
+    comments(siteId: $siteId, pageSlug: $pageSlug, page: $page, perPage: $perPage, order: $order, authorPublicKey: $authorPublicKey, authorSignature: $authorSignature) {
       data { ...MessageFields }
       meta { total page per_page: perPage total_pages: totalPages }
     }
@@ -97,10 +98,12 @@ const listComments: OperationRoute = {
     page: input.body.page ?? 1,
     perPage: input.body.per_page ?? 20,
     order: input.body.order ?? "asc",
+    authorPublicKey: input.body.author_public_key ?? null,
+    authorSignature: input.body.author_signature ?? null,
   }),
   respond: (data) => ({ status: 200, body: { data: data.comments.data.map(toWireMessage), meta: data.comments.meta } }),
   responses: { 200: { description: "One page of comments.", schema: ref("MessagePage") } },
-  problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },
+  problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
 
 const postComment: OperationRoute = {

@@ -163,6 +163,16 @@ describe("reading comments", () => {
     assert.deepEqual(await res.json(), { data: [], meta: { total: 0, page: 1, per_page: 20, total_pages: 0 } });
   });
 
+  test("personalized reads verify the QUERY_COMMENTS signature", async () => {
+    const { signatureArrays } = await import("../../src/security/author-proof.ts");
+    const good = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "page")) };
+    assert.equal((await query(commentsPath(), good)).status, 200);
+    const otherPage = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "other")) };
+    await expectProblem(await query(commentsPath(), otherPage), 403, "invalid-signature");
+    const half = await expectProblem(await query(commentsPath(), { author_public_key: visitor.key }), 400, "validation-error");
+    assert.deepEqual(half.errors.map((e: any) => e.field), ["author_signature"]);
+  });
+
   test("pagination and path validation", async () => {
     const tooMany = await expectProblem(await query(commentsPath(), { per_page: 101 }), 400, "validation-error");
     assert.equal(tooMany.errors[0].field, "per_page");

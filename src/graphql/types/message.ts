@@ -87,6 +87,8 @@ builder.queryField("comments", (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       perPage: t.arg.int({ defaultValue: 20, description: `1-${MAX_PER_PAGE}` }),
       order: t.arg({ type: CommentOrder, defaultValue: "asc" }),
+      authorPublicKey: t.arg.string({ description: "Personalization (with authorSignature): sets `mine` on reactions." }),
+      authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
     },
     resolve: async (_root, args, ctx) => {
       const result = await ctx.services.comments.list({
@@ -95,6 +97,8 @@ builder.queryField("comments", (t) =>
         page: args.page ?? 1,
         perPage: args.perPage ?? 20,
         order: args.order ?? "asc",
+        authorPublicKey: args.authorPublicKey ?? null,
+        authorSignature: args.authorSignature ?? null,
       });
       return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
