@@ -8,7 +8,7 @@ import { Challenges } from "./challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency.ts";
 import { authorizeSiteWrite } from "./site-write-auth.ts";
 import { checkCommentText, checkDisplayName, checkEventId } from "./comment-input.ts";
-import { parseAuthorProof, parsePublicKey, parseSignature, signatureArrays, verifySignature } from "../security/author-proof.ts";
+import { parseAuthorProof, parsePublicKey, parseSignature, signatureArrays, verifySignature, type ParsedProof } from "../security/author-proof.ts";
 import type { CommentPostPayload } from "../queue/payloads.ts";
 import { checkPagination } from "./pagination.ts";
 
@@ -50,25 +50,13 @@ export class Comments {
     private readonly onQueued: () => void,
   ) {}
 
+  /**
+   * Every check that can refuse the request runs before the challenge is spent and the
+   * submission stored, so a refused request consumes neither (nor its Idempotency-Key).
+   */
   async post(input: PostCommentInput, request: RequestInfo | null, scope: IdempotencyScope | null): Promise<SubmissionAccepted> {
-    const errors: FieldError[] = [];
-    if (input.media !== null && input.media !== undefined) {
-      errors.push({ field: "media", message: "media comments are not supported by this version of the service" });
-    }
-    if (input.content === null) errors.push({ field: "content", message: "is required" });
-    else checkCommentText("content", input.content, errors);
-    checkDisplayName(input.displayName, errors);
-    checkEventId("reply_to", input.replyTo, errors);
-    checkEventId("thread_root", input.threadRoot, errors);
-    const proof = parseAuthorProof({
-      author_public_key: input.authorPublicKey,
-      author_signature: input.authorSignature,
-      challenge_response: input.challengeResponse,
-    });
-    if (Array.isArray(proof)) errors.push(...proof);
     const site = await this.sites.requireWritable(input.siteId, input.pageSlug);
-    if (errors.length > 0 || Array.isArray(proof)) throw validationError("The comment is invalid.", errors);
-
+    const { content, proof } = checkPostInput(input);
     authorizeSiteWrite(site, this.sites.secretOf(site), request);
 
     const author = proof.key.text;
@@ -78,7 +66,7 @@ export class Comments {
     }
 
     const challenge = Challenges.prefix(proof.challengeResponse);
-    const signed = signatureArrays.postComment(input.siteId, input.pageSlug, input.content!, input.replyTo, input.threadRoot, challenge);
+    const signed = signatureArrays.postComment(input.siteId, input.pageSlug, content, input.replyTo, input.threadRoot, challenge);
     if (!verifySignature(proof.key.bytes, proof.signature, signed)) {
       throw forbidden("invalid-signature", "author_signature does not verify for this comment and key.");
     }
@@ -87,7 +75,7 @@ export class Comments {
 
     const submissionId = randomUUID();
     const payload: CommentPostPayload = {
-      body: input.content!,
+      body: content,
       replyTo: input.replyTo,
       threadRoot: input.threadRoot,
       displayName: input.displayName,
@@ -95,7 +83,7 @@ export class Comments {
         public_key: author,
         signature: proof.signature.toString("base64url"),
         challenge,
-        content: input.content!,
+        content,
         submission_id: submissionId,
       },
     };
@@ -167,6 +155,27 @@ function personalization(input: ListCommentsInput): string | null {
     throw forbidden("invalid-signature", 'author_signature does not verify over ["QUERY_COMMENTS", site_id, page_slug].');
   }
   return key.text;
+}
+
+/** Field validation of a comment post (400 with every problem listed). */
+function checkPostInput(input: PostCommentInput): { content: string; proof: ParsedProof } {
+  const errors: FieldError[] = [];
+  if (input.media !== null && input.media !== undefined) {
+    errors.push({ field: "media", message: "media comments are not supported by this version of the service" });
+  }
+  if (input.content === null) errors.push({ field: "content", message: "is required" });
+  else checkCommentText("content", input.content, errors);
+  checkDisplayName(input.displayName, errors);
+  checkEventId("reply_to", input.replyTo, errors);
+  checkEventId("thread_root", input.threadRoot, errors);
+  const proof = parseAuthorProof({
+    author_public_key: input.authorPublicKey,
+    author_signature: input.authorSignature,
+    challenge_response: input.challengeResponse,
+  });
+  if (Array.isArray(proof)) errors.push(...proof);
+  if (errors.length > 0 || Array.isArray(proof)) throw validationError("The comment is invalid.", errors);
+  return { content: input.content!, proof };
 }
 
 const accepted = (stored: StoredResponse, replayed: boolean): SubmissionAccepted => ({

@@ -5,7 +5,9 @@ import { hasErrcode } from "./errors.ts";
 import type { MatrixNames } from "./names.ts";
 
 LogService.setLevel(LogLevel.ERROR);
+// Failures surface as exceptions (and on the submission row); the SDK's own logging is noise.
 LogService.muteModule("MatrixClientLite");
+LogService.muteModule("MatrixHttpClient");
 
 const enc = encodeURIComponent;
 
