@@ -41,6 +41,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
   if (options.worker ?? true) services.worker.start();
+  await services.liveEventPoller.start();
   const stopMaintenance = scheduleMaintenance(services);
   const { port } = server.address() as AddressInfo;
   return {
@@ -49,6 +50,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
       stopMaintenance();
+      services.liveEventPoller.stop();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

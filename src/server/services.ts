@@ -16,6 +16,7 @@ import { commentPostHandler } from "../queue/comment-post.ts";
 import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
+import { LiveEventPoller } from "../sse/live-event-poller.ts";
 
 export interface Services {
   config: Config;
@@ -29,6 +30,7 @@ export interface Services {
   health: Health;
   projector: Projector;
   pageEvents: PageEvents;
+  liveEventPoller: LiveEventPoller;
   worker: QueueWorker;
   log: (message: string) => void;
 }
@@ -58,6 +60,7 @@ export async function createServices(config: Config, log: (message: string) => v
     health: new Health(db, homeserver, () => worker.isRunning),
     projector: new Projector(db, names, live),
     pageEvents: new PageEvents(db, live),
+    liveEventPoller: new LiveEventPoller(db, live, log),
     worker,
     log,
   };
