@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import type { Services } from "../server/services.ts";
 import type { RoomEvent } from "./message-content.ts";
+import type { EphemeralEvent } from "./ephemeral.ts";
 
 const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
 
@@ -28,14 +29,17 @@ export async function handleAppservice(services: Services, req: IncomingMessage,
   const txn = TRANSACTION.exec(path);
   if (txn && req.method === "PUT") {
     let events: RoomEvent[];
+    let ephemeral: EphemeralEvent[];
     try {
-      events = (JSON.parse(body.toString("utf8")) as { events?: RoomEvent[] }).events ?? [];
+      const txn = JSON.parse(body.toString("utf8")) as { events?: RoomEvent[]; ephemeral?: EphemeralEvent[]; "de.sorunome.msc2409.ephemeral"?: EphemeralEvent[] };
+      events = txn.events ?? [];
+      ephemeral = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"] ?? [];
     } catch {
       matrixError(res, 400, "M_NOT_JSON", "Body is not JSON");
       return;
     }
     try {
-      await services.projector.applyTransaction(decodeURIComponent(txn[1]!), events);
+      await services.projector.applyTransaction(decodeURIComponent(txn[1]!), events, ephemeral);
     } catch (err) {
       // Not acknowledged: the homeserver retries the transaction.
       services.log(`projection: transaction ${txn[1]} failed: ${(err as Error).stack ?? err}`);

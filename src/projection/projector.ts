@@ -5,22 +5,28 @@ import type { Db, Tx } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { LiveEvents } from "../sse/live-events.ts";
 import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "./message-content.ts";
+import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
 
 export class Projector {
+  readonly ephemeral: EphemeralProjector;
+
   constructor(
     private readonly db: Db,
     private readonly names: MatrixNames,
     private readonly live: LiveEvents,
-  ) {}
+  ) {
+    this.ephemeral = new EphemeralProjector(db, names);
+  }
 
   /** Applies one transaction; false when it had been applied already. */
-  async applyTransaction(txnId: string, events: RoomEvent[]): Promise<boolean> {
+  async applyTransaction(txnId: string, events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<boolean> {
     if (await this.db.appserviceTransaction.findUnique({ where: { txnId } })) return false;
     const touched = new Map<string, [string, string]>();
     for (const event of events) {
       const page = await this.project(event);
       if (page) touched.set(page.join("\u0000"), page);
     }
+    for (const { siteId, pageSlug } of await this.ephemeral.apply(ephemeral)) touched.set(`${siteId}\u0000${pageSlug}`, [siteId, pageSlug]);
     await this.db.appserviceTransaction.upsert({ where: { txnId }, create: { txnId }, update: {} });
     for (const [siteId, pageSlug] of touched.values()) this.live.publish(siteId, pageSlug);
     return true;

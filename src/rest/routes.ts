@@ -158,7 +158,7 @@ const pageEvents: StreamRoute = {
   tag: "Comments",
   summary: "Live events of a page as server-sent events.",
   description:
-    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. A comment line is sent as keep-alive at least every 25 s.',
+    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. The first message is an `ephemeral` typing snapshot. A comment line is sent as keep-alive at least every 25 s.',
   auth: "public",
   rateLimit: "sse",
   params: pagePath,

@@ -47,6 +47,7 @@ export async function createServices(config: Config, log: (message: string) => v
   const live = new LiveEvents();
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion);
   const worker = new QueueWorker(db, { "comment.post": commentPostHandler(db, homeserver, provisioner) }, { ...config.queue, log });
+  const projector = new Projector(db, names, live);
   const comments = new Comments(db, sites, challenges, idempotency, () => worker.wake());
   return {
     config,
@@ -58,8 +59,8 @@ export async function createServices(config: Config, log: (message: string) => v
     idempotency,
     comments,
     health: new Health(db, homeserver, () => worker.isRunning),
-    projector: new Projector(db, names, live),
-    pageEvents: new PageEvents(db, live),
+    projector,
+    pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller: new LiveEventPoller(db, live, log),
     worker,
     log,

@@ -7,9 +7,14 @@ import type { LiveEvents } from "./live-events.ts";
 const BATCH = 100;
 
 export class PageEvents {
-  constructor(private readonly db: Db, private readonly live: LiveEvents) {}
+  constructor(
+    private readonly db: Db,
+    private readonly live: LiveEvents,
+    /** The page's current typing state, sent first on every connect. */
+    private readonly typingSnapshot: (siteId: string, pageSlug: string) => Promise<Record<string, unknown>>,
+  ) {}
 
-  /** Events after `after`; when null, only events newer than now. */
+  /** An initial typing snapshot, then events after `after` (when null: only new ones). */
   async open(siteId: string, pageSlug: string, after: number | null): Promise<AsyncIterableIterator<LiveEvent>> {
     const stream = new PageStream(this.db, siteId, pageSlug);
     // Subscribe before reading the cursor so nothing published in between is missed.
@@ -19,6 +24,9 @@ export class PageEvents {
       const latest = await this.db.liveEvent.findFirst({ where: { siteId, pageSlug }, orderBy: { id: "desc" }, select: { id: true } });
       stream.cursor = latest?.id ?? 0;
     }
+    // The snapshot carries the cursor as its id, so resuming from it loses nothing.
+    const snapshot = await this.typingSnapshot(siteId, pageSlug);
+    stream.push({ id: stream.cursor, siteId, pageSlug, type: "ephemeral", eventId: null, payload: JSON.stringify(snapshot), createdAt: new Date() });
     return stream;
   }
 }
@@ -32,6 +40,10 @@ class PageStream implements AsyncIterableIterator<LiveEvent> {
   private waiter: (() => void) | null = null;
 
   constructor(private readonly db: Db, private readonly siteId: string, private readonly pageSlug: string) {}
+
+  push(event: LiveEvent): void {
+    this.buffer.push(event);
+  }
 
   poke(): void {
     this.dirty = true;

@@ -47,6 +47,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       const stream = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`);
       assert.equal(stream.status, 200);
       assert.match(stream.headers!.get("content-type") ?? "", /^text\/event-stream/);
+      const snapshot = await eventually(async () => stream.messages[0], 5_000, "the typing snapshot");
+      assert.deepEqual(snapshot.data, { type: "ephemeral", payload: { kind: "typing", users: [] } });
       try {
         const body = await visitor.commentBody(siteId, page, "Hello from a visitor 👋", { display_name: "Ada" });
         const res = await visitor.post(commentsPath, body, { "idempotency-key": "first" });
@@ -133,6 +135,36 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.equal("submission_id" in native, false);
       assert.equal(native.author.display_name, "Grace");
 
+      // Ephemeral data of the room reaches SSE: typing (and its snapshot on connect), receipts, presence.
+      const live = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`);
+      try {
+        const ephemeral = (kind: string) => live.messages.filter((m) => m.data.type === "ephemeral" && m.data.payload.kind === kind);
+        await matrixRequest("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/typing/${encodeURIComponent(human.userId)}`, human.token, { typing: true, timeout: 30_000 });
+        const typing = await eventually(async () => ephemeral("typing").find((m) => m.data.payload.users.length > 0), 15_000, "typing on SSE");
+        assert.deepEqual(typing.data.payload.users, [{ type: "matrix", mxid: human.userId, display_name: "Grace" }]);
+        const again = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`);
+        try {
+          const first = await eventually(async () => again.messages[0], 5_000, "the snapshot");
+          assert.deepEqual(first.data.payload, { kind: "typing", users: [{ type: "matrix", mxid: human.userId, display_name: "Grace" }] });
+        } finally {
+          again.close();
+        }
+        await matrixRequest("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/typing/${encodeURIComponent(human.userId)}`, human.token, { typing: false });
+        await eventually(async () => ephemeral("typing").find((m) => m.data.payload.users.length === 0), 15_000, "typing stopped");
+
+        await matrixRequest("POST", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/receipt/m.read/${encodeURIComponent(reply.event_id)}`, human.token, {});
+        const receipt = await eventually(async () => ephemeral("receipt")[0], 15_000, "a read receipt on SSE");
+        assert.equal(receipt.data.payload.event_id, reply.event_id);
+        assert.equal(receipt.data.payload.receipt_type, "m.read");
+        assert.deepEqual(receipt.data.payload.user, { type: "matrix", mxid: human.userId, display_name: "Grace" });
+
+        await matrixRequest("PUT", `/_matrix/client/v3/presence/${encodeURIComponent(human.userId)}/status`, human.token, { presence: "unavailable" });
+        const presence = await eventually(async () => ephemeral("presence").find((m) => m.data.payload.presence === "unavailable"), 15_000, "presence on SSE");
+        assert.deepEqual(presence.data.payload.user, { type: "matrix", mxid: human.userId, display_name: "Grace" });
+      } finally {
+        live.close();
+      }
+
       const asc = await list();
       assert.deepEqual(asc.data.map((m) => m.content.body), ["Hello from a visitor 👋", "A reply", "In the thread", "From Matrix"]);
       assert.deepEqual(asc.meta, { total: 4, page: 1, per_page: 20, total_pages: 1 });
@@ -143,8 +175,10 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
       const resumed = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/${page}/sse`, { "last-event-id": "0" });
       try {
-        const replayed = await eventually(async () => (resumed.messages.length >= 4 ? resumed.messages : null), 10_000, "replayed events");
+        const created = () => resumed.messages.filter((m) => m.data.type === "message_created");
+        const replayed = await eventually(async () => (created().length >= 4 ? created() : null), 10_000, "replayed events");
         assert.deepEqual(replayed.map((m) => m.data.payload.content.body), ["Hello from a visitor 👋", "A reply", "In the thread", "From Matrix"]);
+        assert.equal(resumed.messages[0]!.data.type, "ephemeral", "the typing snapshot comes first");
       } finally {
         resumed.close();
       }

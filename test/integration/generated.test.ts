@@ -11,6 +11,8 @@ import { MIGRATIONS_DIR, listMigrations } from "../../src/db/migrations.ts";
 import { SOURCE_SCHEMA, diffSql } from "../../src/db/prisma-cli.ts";
 import { derivePostgresSchema } from "../../src/db/schema-derivation.ts";
 import { apiRoutes } from "../../src/rest/api-document.ts";
+import { freshDatabase } from "../support/harness.ts";
+import { postgresShape, sqliteShape } from "../support/schema-shape.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -30,19 +32,24 @@ test("openapi/openapi.json passes OpenAPI 3.1 validation and covers every route"
   }
 });
 
-test("the latest migration's schema snapshot is the current source schema, and applying no diff is needed", () => {
+test("the migrations bring SQLite and PostgreSQL exactly to the source schema", async () => {
   const latest = listMigrations("sqlite").at(-1);
   assert.ok(latest, "there is at least one migration");
   const snapshot = readFileSync(join(MIGRATIONS_DIR, latest.name, "schema.prisma"), "utf8");
   assert.equal(snapshot, readFileSync(SOURCE_SCHEMA, "utf8"), "schema changed since the latest migration: npm run migration:create -- <name>");
-  // And the committed SQL for both providers really produces that schema.
-  const work = mkdtempSync(join(tmpdir(), "schema-"));
-  const postgres = join(work, "postgres.prisma");
-  writeFileSync(postgres, derivePostgresSchema(snapshot));
-  const sqliteAll = listMigrations("sqlite").map((m) => m.sql).join("\n");
-  const postgresAll = listMigrations("postgres").map((m) => m.sql).join("\n");
-  assert.equal(normalizeSql(sqliteAll), normalizeSql(diffSql(null, SOURCE_SCHEMA)));
-  assert.equal(normalizeSql(postgresAll), normalizeSql(diffSql(null, postgres)));
-});
 
-const normalizeSql = (sql: string) => sql.replace(/^--.*$/gm, "").replace(/\s+/g, " ").trim();
+  const work = mkdtempSync(join(tmpdir(), "schema-"));
+  const postgresSchema = join(work, "postgres.prisma");
+  writeFileSync(postgresSchema, derivePostgresSchema(snapshot));
+  assert.deepEqual(sqliteShape(listMigrations("sqlite").map((m) => m.sql)), sqliteShape([diffSql(null, SOURCE_SCHEMA)]));
+  const [migrated, direct] = [await freshDatabase("postgres"), await freshDatabase("postgres")];
+  try {
+    assert.deepEqual(
+      await postgresShape(migrated.url, listMigrations("postgres").map((m) => m.sql)),
+      await postgresShape(direct.url, [diffSql(null, postgresSchema)]),
+    );
+  } finally {
+    await migrated.drop();
+    await direct.drop();
+  }
+});

@@ -340,10 +340,11 @@ describe("appservice endpoint and dashboard subscriptions", () => {
     const received: any[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const dispose = client.subscribe(
-        { query: `subscription { pageEvents(siteId: "${SITE}", pageSlug: "native") { type message { eventId content } } }` },
+        { query: `subscription { pageEvents(siteId: "${SITE}", pageSlug: "native") { type message { eventId content } payload } }` },
         {
           next: (value) => {
             received.push(value);
+            if ((value.data as any)?.pageEvents.type !== "message_created") return;
             dispose();
             resolve();
           },
@@ -357,6 +358,7 @@ describe("appservice endpoint and dashboard subscriptions", () => {
     assert.equal((await txn("t-3", [event])).status, 200);
     await done;
     client.dispose();
-    assert.deepEqual(received[0].data.pageEvents, { type: "message_created", message: { eventId: "$native2", content: { type: "text", body: "live", format: null, formatted_body: null } } });
+    assert.deepEqual(received[0].data.pageEvents, { type: "ephemeral", message: null, payload: { kind: "typing", users: [] } });
+    assert.deepEqual(received[1].data.pageEvents, { type: "message_created", message: { eventId: "$native2", content: { type: "text", body: "live", format: null, formatted_body: null } }, payload: null });
   });
 });
