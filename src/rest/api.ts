@@ -221,6 +221,9 @@ function fieldErrors(validate: ValidateFunction): FieldError[] {
   });
 }
 
+/** JSON is never to be sniffed as anything else. */
+const SAFE = { "X-Content-Type-Options": "nosniff" };
+
 export function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
   if (body === undefined) {
     res.writeHead(status, headers);
@@ -228,13 +231,13 @@ export function send(res: ServerResponse, status: number, headers: Record<string
     return;
   }
   const json = JSON.stringify(body);
-  res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json) });
+  res.writeHead(status, { ...headers, ...SAFE, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json) });
   res.end(json);
 }
 
 export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  res.writeHead(body.status, { ...headers, "Content-Type": PROBLEM_CONTENT_TYPE, "Content-Length": Buffer.byteLength(json) });
+  res.writeHead(body.status, { ...headers, ...SAFE, "Content-Type": PROBLEM_CONTENT_TYPE, "Content-Length": Buffer.byteLength(json) });
   res.end(json);
 }
 

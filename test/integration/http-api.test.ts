@@ -25,6 +25,7 @@ const query = (path: string, body?: unknown) =>
 async function expectProblem(res: Response, status: number, code: string) {
   assert.equal(res.status, status);
   assert.equal(res.headers.get("content-type"), "application/problem+json");
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   const body = (await res.json()) as any;
   assert.equal(body.code, code);
   assert.equal(body.status, status);

@@ -6,7 +6,7 @@ import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId 
 import { SseClient } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
 
-test("an API-only instance and a worker instance share the queue and the live events", async () => {
+test("an API-only instance and a worker instance share challenges, the queue and the live events", async () => {
   const database = await freshDatabase("postgres");
   const siteId = uniqueSiteId("multi");
   const sites = { [siteId]: { origins: [TEST_ORIGIN] } };
@@ -16,7 +16,9 @@ test("an API-only instance and a worker instance share the queue and the live ev
   const stream = await SseClient.open(`${api.url}/api/v1/sites/${siteId}/pages/p/sse`);
   try {
     const visitor = new Visitor(api.url, TEST_ORIGIN);
-    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "via the API instance"), { "idempotency-key": "m-1" });
+    // The challenge comes from the other instance: challenges verify on every instance.
+    const body = await visitor.commentBody(siteId, "p", "via the API instance", { challengeFrom: worker.url });
+    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, { "idempotency-key": "m-1" });
     assert.equal(res.status, 202);
     const { submission_id } = (await res.json()) as { submission_id: string };
     const event = await eventually(async () => stream.messages.find((m) => m.data.type === "message_created"), 30_000, "message_created on the API instance");

@@ -21,15 +21,21 @@ export class Visitor {
     return signature.toString("base64url");
   }
 
-  async challenge(): Promise<{ challenge: string; response: string }> {
-    const res = await fetch(`${this.baseUrl}/api/v1/challenge`);
+  /** A solved challenge, by default from the service this visitor writes to. */
+  async challenge(from = this.baseUrl): Promise<{ challenge: string; response: string }> {
+    const res = await fetch(`${from}/api/v1/challenge`);
     const body = (await res.json()) as { challenge: string; difficulty: number };
     return { challenge: body.challenge, response: solveChallenge(body.challenge, body.difficulty) };
   }
 
   /** A complete, valid comment body for `siteId`/`pageSlug`. */
-  async commentBody(siteId: string, pageSlug: string, content: string, extra: { reply_to?: string | null; thread_root?: string | null; display_name?: string } = {}) {
-    const { challenge, response } = await this.challenge();
+  async commentBody(
+    siteId: string,
+    pageSlug: string,
+    content: string,
+    extra: { reply_to?: string | null; thread_root?: string | null; display_name?: string; challengeFrom?: string } = {},
+  ) {
+    const { challenge, response } = await this.challenge(extra.challengeFrom);
     const replyTo = extra.reply_to ?? null;
     const threadRoot = extra.thread_root ?? null;
     return {
