@@ -43,6 +43,15 @@ export class Homeserver {
     return ((await response.json()) as { versions: string[] }).versions;
   }
 
+  /**
+   * Asks the homeserver to ping this appservice (MSC2659). Besides proving the two can reach
+   * each other, it makes the homeserver retry its backlog of transactions at once instead of
+   * after its backoff (up to minutes) — what a restarted service wants.
+   */
+  async pingAppservice(appserviceId: string): Promise<void> {
+    await this.bot.doRequest("POST", `/_matrix/client/v1/appservice/${enc(appserviceId)}/ping`, null, {});
+  }
+
   /** Registers a user in the appservice namespace; an existing user is fine. */
   async registerUser(localpart: string): Promise<void> {
     try {

@@ -1,11 +1,17 @@
 // Applies appservice transactions to the read model. Transactions are idempotent by txn id,
-// and each event's effect is an upsert, so a transaction retried after a partial failure
-// converges to the same state.
+// and each room event's effect is an upsert, so a transaction retried after a partial failure
+// converges to the same state (its ephemeral data may be emitted twice, which is harmless:
+// typing is a state, receipts and presence repeat anyway).
 import type { Db, Tx } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { LiveEvents } from "../sse/live-events.ts";
 import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "./message-content.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
+
+interface PageRef {
+  siteId: string;
+  pageSlug: string;
+}
 
 export class Projector {
   readonly ephemeral: EphemeralProjector;
@@ -21,19 +27,20 @@ export class Projector {
   /** Applies one transaction; false when it had been applied already. */
   async applyTransaction(txnId: string, events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<boolean> {
     if (await this.db.appserviceTransaction.findUnique({ where: { txnId } })) return false;
-    const touched = new Map<string, [string, string]>();
+    const touched: PageRef[] = [];
     for (const event of events) {
       const page = await this.project(event);
-      if (page) touched.set(page.join("\u0000"), page);
+      if (page) touched.push(page);
     }
-    for (const { siteId, pageSlug } of await this.ephemeral.apply(ephemeral)) touched.set(`${siteId}\u0000${pageSlug}`, [siteId, pageSlug]);
+    touched.push(...(await this.ephemeral.apply(ephemeral)));
     await this.db.appserviceTransaction.upsert({ where: { txnId }, create: { txnId }, update: {} });
-    for (const [siteId, pageSlug] of touched.values()) this.live.publish(siteId, pageSlug);
+    const pages = new Map(touched.map((p) => [`${p.siteId}\u0000${p.pageSlug}`, p]));
+    for (const { siteId, pageSlug } of pages.values()) this.live.publish(siteId, pageSlug);
     return true;
   }
 
   /** Projects one event; returns the page whose live stream got a new event. */
-  private async project(event: RoomEvent): Promise<[string, string] | null> {
+  private async project(event: RoomEvent): Promise<PageRef | null> {
     if (!event?.room_id || !event.event_id) return null;
     const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
     if (!room) return null;
@@ -66,7 +73,7 @@ export class Projector {
         },
       });
       await tx.liveEvent.create({ data: { siteId: room.siteId, pageSlug: room.pageSlug, type: "message_created", eventId: event.event_id } });
-      return [room.siteId, room.pageSlug] as [string, string];
+      return { siteId: room.siteId, pageSlug: room.pageSlug };
     });
   }
 

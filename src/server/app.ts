@@ -42,6 +42,9 @@ export async function startService(config: Config, options: { worker?: boolean; 
   });
   if (options.worker ?? true) services.worker.start();
   await services.liveEventPoller.start();
+  services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
+    services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
+  );
   const stopMaintenance = scheduleMaintenance(services);
   const { port } = server.address() as AddressInfo;
   return {

@@ -315,6 +315,11 @@ describe("appservice endpoint and dashboard subscriptions", () => {
   const txn = (id: string, events: unknown[], token = "test-hs-token-0123456789") =>
     fetch(url(`/_matrix/app/v1/transactions/${id}`), { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ events }) });
 
+  test("the homeserver's appservice ping reaches the service (MSC2659)", async () => {
+    const answer = await matrixRequest("POST", "/_matrix/client/v1/appservice/comment-service/ping", undefined, { transaction_id: "ping-1" });
+    assert.equal(typeof answer.duration_ms, "number");
+  });
+
   test("transactions need the homeserver token, reject bad JSON, and apply once", async () => {
     const denied = await txn("t-denied", [], "wrong");
     assert.equal(denied.status, 403);
