@@ -1,5 +1,5 @@
-// npm test: starts a fresh test Synapse (provisioning it on first use), runs every unit and
-// integration test with node's test runner, and stops Synapse again.
+// npm test: type-checks the project, starts a fresh test Synapse (provisioning it on first
+// use), runs every unit and integration test with node's test runner, and stops Synapse again.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -18,6 +18,16 @@ const files = ["unit", "integration"].flatMap((dir) =>
     .sort()
     .map((f) => join("test", dir, f)),
 ).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+
+if (files.length === 0) {
+  console.error(`test: no test file matches ${only.join(", ")}`);
+  process.exit(2);
+}
+if (only.length === 0) {
+  console.log("test: type-checking (tsc --noEmit)");
+  const tsc = spawnSync(join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", root], { stdio: "inherit" });
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+}
 
 const work = mkdtempSync(join(tmpdir(), "comment-service-test-"));
 const registration = writeRegistration(buildConfig(testConfigDocument({ registrationFile: join(work, "registration.yaml") })));
