@@ -284,6 +284,13 @@ describe("writing comments", () => {
     assert.equal(ok.status, 202);
   });
 
+  test("a retiring site refuses writes with 410 but still serves reads", async () => {
+    const id = uniqueSiteId("retiring");
+    await service.services.db.site.create({ data: { id, source: "api", status: "retiring", origins: { create: { origin: TEST_ORIGIN, source: "verified" } } } });
+    await expectProblem(await post(await visitor.commentBody(id, "page", "too late"), { "idempotency-key": "late" }, id), 410, "site-retired");
+    assert.equal((await query(commentsPath(id))).status, 200);
+  });
+
   test("unregistered and unverified sites never accept writes nor provision a Space", async () => {
     const ghost = uniqueSiteId("ghost");
     await expectProblem(await post(await visitor.commentBody(ghost, "page", "hi"), { "idempotency-key": "g-1" }, ghost), 404, "site-not-found");
