@@ -58,7 +58,8 @@ export class RestApi {
   async handle(res: ServerResponse, request: RequestInfo): Promise<void> {
     const rawPath = request.target.split("?")[0]!;
     const headers = this.corsHeaders(request);
-    const methods = this.router.methodsAt(rawPath);
+    const match = this.router.match(request.method, rawPath);
+    const methods = match.kind === "not-found" ? [] : match.allowed;
     if (methods.includes("QUERY")) headers["Accept-Query"] = "application/json";
     try {
       if (request.method === "OPTIONS" && methods.length > 0) {
@@ -72,7 +73,6 @@ export class RestApi {
         res.end();
         return;
       }
-      const match = this.router.match(request.method, rawPath);
       if (match.kind === "not-found") throw new DomainError("not-found", 404, `No route for ${request.method} ${rawPath}.`);
       if (match.kind === "method-not-allowed") {
         headers.Allow = match.allowed.join(", ");

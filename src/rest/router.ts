@@ -6,8 +6,9 @@ interface Compiled {
   segments: string[];
 }
 
+/** `allowed` lists every method served at the path (for Allow, CORS preflight, Accept-Query). */
 export type Match =
-  | { kind: "route"; route: Route; params: Record<string, string> }
+  | { kind: "route"; route: Route; params: Record<string, string>; allowed: Method[] }
   | { kind: "method-not-allowed"; allowed: Method[] }
   | { kind: "not-found" };
 
@@ -22,19 +23,15 @@ export class Router {
   match(method: string, rawPath: string): Match {
     const parts = rawPath.split("/");
     const allowed: Method[] = [];
+    let found: { route: Route; params: Record<string, string> } | null = null;
     for (const { route, segments } of this.compiled) {
       const params = matchSegments(segments, parts);
       if (!params) continue;
-      if (route.method === method) return { kind: "route", route, params };
+      if (route.method === method) found = { route, params };
       allowed.push(route.method);
     }
+    if (found) return { kind: "route", ...found, allowed };
     return allowed.length > 0 ? { kind: "method-not-allowed", allowed } : { kind: "not-found" };
-  }
-
-  /** Methods served at a path (for CORS preflight and Allow headers). */
-  methodsAt(rawPath: string): Method[] {
-    const match = this.match("\u0000", rawPath);
-    return match.kind === "method-not-allowed" ? match.allowed : [];
   }
 }
 

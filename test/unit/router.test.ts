@@ -77,12 +77,17 @@ describe("Router.match", () => {
   });
 });
 
-describe("Router.methodsAt", () => {
-  test("lists every method served at a path", () => {
-    assert.deepEqual(router.methodsAt("/api/v1/sites/s/pages/p/comments/%24e"), ["PATCH", "DELETE"]);
-    assert.deepEqual(router.methodsAt("/api/v1/challenge"), ["GET"]);
+describe("Router.match lists every method served at the path", () => {
+  const allowed = (method: string, path: string) => {
+    const m = router.match(method, path);
+    return m.kind === "not-found" ? [] : m.allowed;
+  };
+  test("for a matched route and for another method", () => {
+    assert.deepEqual(allowed("PATCH", "/api/v1/sites/s/pages/p/comments/%24e"), ["PATCH", "DELETE"]);
+    assert.deepEqual(allowed("OPTIONS", "/api/v1/sites/s/pages/p/comments/%24e"), ["PATCH", "DELETE"]);
+    assert.deepEqual(allowed("GET", "/api/v1/challenge"), ["GET"]);
   });
   test("empty for unknown paths", () => {
-    assert.deepEqual(router.methodsAt("/api/v1/nope"), []);
+    assert.deepEqual(allowed("GET", "/api/v1/nope"), []);
   });
 });
