@@ -10,18 +10,19 @@ import { startService, writeRegistration } from "../server/app.ts";
 const { values } = parseArgs({ options: { config: { type: "string" }, "no-worker": { type: "boolean" } } });
 const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
 
-let config: Config;
-try {
-  config = configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument());
-} catch (err) {
-  if (err instanceof ConfigError) {
+/** Configuration problems end start-up with one clear line (exit 2), not a stack trace. */
+function orExit<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
     console.error(`comment-service: ${err.message}`);
     process.exit(2);
   }
-  throw err;
 }
 
-const registration = writeRegistration(config);
+const config: Config = orExit(() => (configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument())));
+const registration = orExit(() => writeRegistration(config));
 if (!configPath) {
   console.error("comment-service: starting the local Synapse (the first run provisions it, about a minute)");
   startLocalHomeserver({ instance: "dev", port: 8008, serverName: config.matrix.serverName, registrationFile: registration });

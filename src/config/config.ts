@@ -147,6 +147,10 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
   } catch (err) {
     throw new ConfigError(`configuration key "server.trusted_proxies": ${(err as Error).message}`);
   }
+  for (const key of ["as_token", "hs_token"] as const) {
+    if (!(matrix[camel(key)] as string)) throw new ConfigError(`configuration key "matrix.${key}": must not be empty`);
+  }
+  if (matrix.asToken === matrix.hsToken) throw new ConfigError('configuration key "matrix.hs_token": must differ from matrix.as_token');
   const dbUrl = nested.database!.url as string;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(dbUrl)) throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
   if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix as string)) throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');

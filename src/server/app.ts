@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { appserviceUrl, type Config } from "../config/config.ts";
+import { ConfigError, appserviceUrl, type Config } from "../config/config.ts";
 import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "../graphql/schema.ts";
 import { apiRoutes } from "../rest/api-document.ts";
@@ -28,8 +28,12 @@ export function writeRegistration(config: Config): string {
     hsToken: config.matrix.hsToken,
     names: new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName),
   });
-  mkdirSync(dirname(config.matrix.registrationFile), { recursive: true });
-  writeFileSync(config.matrix.registrationFile, yaml, { mode: 0o600 });
+  try {
+    mkdirSync(dirname(config.matrix.registrationFile), { recursive: true });
+    writeFileSync(config.matrix.registrationFile, yaml, { mode: 0o600 });
+  } catch (err) {
+    throw new ConfigError(`configuration key "matrix.registration_file": cannot write ${config.matrix.registrationFile}: ${(err as Error).message}`);
+  }
   return config.matrix.registrationFile;
 }
 

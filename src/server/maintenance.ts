@@ -6,6 +6,8 @@ export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 export const LIVE_EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Homeservers retry a transaction for minutes, not days. */
 export const TRANSACTION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Sent submissions are kept a while for support questions; failed ones stay until handled. */
+export const SENT_SUBMISSION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export async function runMaintenance(services: Services, now = new Date()): Promise<void> {
   const before = (ms: number) => new Date(now.getTime() - ms);
@@ -13,6 +15,7 @@ export async function runMaintenance(services: Services, now = new Date()): Prom
   await services.challenges.pruneExpired(now);
   await services.db.liveEvent.deleteMany({ where: { createdAt: { lt: before(LIVE_EVENT_RETENTION_MS) } } });
   await services.db.appserviceTransaction.deleteMany({ where: { createdAt: { lt: before(TRANSACTION_RETENTION_MS) } } });
+  await services.db.submission.deleteMany({ where: { status: "sent", completedAt: { lt: before(SENT_SUBMISSION_RETENTION_MS) } } });
 }
 
 /** Runs maintenance every interval until the returned function is called. */

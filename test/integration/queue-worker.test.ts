@@ -95,7 +95,7 @@ test("a leased row is not taken by a second worker until its lease expires", asy
   assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
 });
 
-test("maintenance prunes expired idempotency records, spent challenges and old live events", async () => {
+test("maintenance prunes expired idempotency records, spent challenges, old live events and old sent submissions", async () => {
   const { IdempotencyStore } = await import("../../src/domain/idempotency.ts");
   const { Challenges } = await import("../../src/domain/challenges.ts");
   const old = new Date(Date.now() - 2 * 24 * 3600_000);
@@ -104,11 +104,20 @@ test("maintenance prunes expired idempotency records, spent challenges and old l
   await db.consumedChallenge.create({ data: { challenge: "old", expiresAt: old } });
   await db.liveEvent.create({ data: { siteId: "q", pageSlug: "p", type: "message_created", createdAt: old } });
   await db.liveEvent.create({ data: { siteId: "q", pageSlug: "p", type: "message_created" } });
+  const longAgo = new Date(Date.now() - 31 * 24 * 3600_000);
+  await db.submission.createMany({
+    data: [
+      { id: "old-sent", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "sent", completedAt: longAgo },
+      { id: "old-failed", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "failed", completedAt: longAgo },
+    ],
+  });
   const services = { db, idempotency: new IdempotencyStore(db), challenges: new Challenges(db, Buffer.alloc(32), 8) } as never;
   await runMaintenance(services);
   assert.deepEqual((await db.idempotencyRecord.findMany()).map((r) => r.key), ["new"]);
   assert.equal(await db.consumedChallenge.count(), 0);
   assert.equal(await db.liveEvent.count(), 1);
+  assert.equal(await db.submission.count({ where: { id: "old-sent" } }), 0, "old sent submissions are pruned");
+  assert.equal(await db.submission.count({ where: { id: "old-failed" } }), 1, "failed ones stay for the operator");
 });
 
 test("with the homeserver unreachable, a real submission stays queued with the error recorded", async () => {
