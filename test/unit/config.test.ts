@@ -243,3 +243,13 @@ describe("server.trusted_proxies is validated at load", () => {
     assert.throws(() => buildConfig(doc), (err: Error) => err instanceof ConfigError && err.message.includes("server.trusted_proxies") && err.message.includes("10.0.0.0/"));
   });
 });
+
+describe("appservice tokens", () => {
+  const load = (as: string, hs: string) => () => buildConfig(parseConfigText(`[matrix]\nas_token = "${as}"\nhs_token = "${hs}"\n`, "t.toml"));
+  test("an empty token names its key", () => {
+    assert.throws(load("", "h"), (err: Error) => err instanceof ConfigError && err.message.includes('"matrix.as_token": must not be empty'));
+  });
+  test("the two tokens must differ", () => {
+    assert.throws(load("same", "same"), (err: Error) => err instanceof ConfigError && err.message.includes("matrix.hs_token"));
+  });
+});
