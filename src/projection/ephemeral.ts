@@ -20,15 +20,13 @@ type Page = { siteId: string; pageSlug: string; roomId: string };
 export class EphemeralProjector {
   constructor(private readonly db: Db, private readonly names: MatrixNames) {}
 
-  /** Projects the events; returns the pages that got live events. */
-  async apply(events: EphemeralEvent[]): Promise<Page[]> {
-    const touched: Page[] = [];
+  /** Projects the events into live events of the pages concerned. */
+  async apply(events: EphemeralEvent[]): Promise<void> {
     for (const event of events) {
-      if (event.type === "m.typing") touched.push(...(await this.typing(event)));
-      else if (event.type === "m.receipt") touched.push(...(await this.receipts(event)));
-      else if (event.type === "m.presence") touched.push(...(await this.presence(event)));
+      if (event.type === "m.typing") await this.typing(event);
+      else if (event.type === "m.receipt") await this.receipts(event);
+      else if (event.type === "m.presence") await this.presence(event);
     }
-    return touched;
   }
 
   /** The typing snapshot of a page's active room. */
@@ -39,9 +37,9 @@ export class EphemeralProjector {
     return { kind: "typing", users: await this.refs(userIds, room?.roomId ?? null) };
   }
 
-  private async typing(event: EphemeralEvent): Promise<Page[]> {
+  private async typing(event: EphemeralEvent): Promise<void> {
     const page = await this.page(event.room_id);
-    if (!page) return [];
+    if (!page) return;
     const userIds = ((event.content?.user_ids ?? []) as unknown[]).filter((u): u is string => typeof u === "string" && u !== this.names.botUserId);
     await this.db.roomTyping.upsert({
       where: { roomId: page.roomId },
@@ -49,33 +47,28 @@ export class EphemeralProjector {
       update: { userIds: JSON.stringify(userIds) },
     });
     await this.emit(page, { kind: "typing", users: await this.refs(userIds, page.roomId) });
-    return [page];
   }
 
   /** m.receipt content: { <event_id>: { <receipt type>: { <user_id>: { ts } } } }. */
-  private async receipts(event: EphemeralEvent): Promise<Page[]> {
+  private async receipts(event: EphemeralEvent): Promise<void> {
     const page = await this.page(event.room_id);
-    if (!page) return [];
-    let emitted = false;
+    if (!page) return;
     for (const [eventId, byType] of Object.entries(event.content ?? {})) {
       for (const [receiptType, byUser] of Object.entries((byType ?? {}) as Record<string, Record<string, { ts?: number }>>)) {
         for (const [userId, receipt] of Object.entries(byUser ?? {})) {
           if (userId === this.names.botUserId) continue;
           const [user] = await this.refs([userId], page.roomId);
           await this.emit(page, { kind: "receipt", event_id: eventId, receipt_type: receiptType, user, ts: receipt?.ts ?? null });
-          emitted = true;
         }
       }
     }
-    return emitted ? [page] : [];
   }
 
   /** Presence has no room: it goes to every page room the user has joined. */
-  private async presence(event: EphemeralEvent): Promise<Page[]> {
+  private async presence(event: EphemeralEvent): Promise<void> {
     const userId = event.sender;
-    if (!userId || userId === this.names.botUserId) return [];
+    if (!userId || userId === this.names.botUserId) return;
     const memberships = await this.db.roomMember.findMany({ where: { userId, membership: "join" }, select: { roomId: true } });
-    const pages: Page[] = [];
     for (const { roomId } of memberships) {
       const page = await this.page(roomId);
       if (!page) continue;
@@ -88,15 +81,12 @@ export class EphemeralProjector {
         last_active_ago: typeof c.last_active_ago === "number" ? c.last_active_ago : null,
         currently_active: typeof c.currently_active === "boolean" ? c.currently_active : null,
       });
-      pages.push(page);
     }
-    return pages;
   }
 
   private async page(roomId: string | undefined): Promise<Page | null> {
     if (!roomId) return null;
-    const room = await this.db.room.findUnique({ where: { roomId }, select: { roomId: true, siteId: true, pageSlug: true } });
-    return room;
+    return this.db.room.findUnique({ where: { roomId }, select: { roomId: true, siteId: true, pageSlug: true } });
   }
 
   private async emit(page: Page, payload: Record<string, unknown>): Promise<void> {

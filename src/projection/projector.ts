@@ -4,14 +4,9 @@
 // typing is a state, receipts and presence repeat anyway).
 import type { Db, Tx } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import type { LiveEvents } from "../sse/live-events.ts";
 import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "./message-content.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
 
-interface PageRef {
-  siteId: string;
-  pageSlug: string;
-}
 
 export class Projector {
   readonly ephemeral: EphemeralProjector;
@@ -19,7 +14,8 @@ export class Projector {
   constructor(
     private readonly db: Db,
     private readonly names: MatrixNames,
-    private readonly live: LiveEvents,
+    /** Called after each applied transaction: delivers its new live events. */
+    private readonly applied: () => Promise<void>,
   ) {
     this.ephemeral = new EphemeralProjector(db, names);
   }
@@ -27,32 +23,26 @@ export class Projector {
   /** Applies one transaction; false when it had been applied already. */
   async applyTransaction(txnId: string, events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<boolean> {
     if (await this.db.appserviceTransaction.findUnique({ where: { txnId } })) return false;
-    const touched: PageRef[] = [];
-    for (const event of events) {
-      const page = await this.project(event);
-      if (page) touched.push(page);
-    }
-    touched.push(...(await this.ephemeral.apply(ephemeral)));
+    for (const event of events) await this.project(event);
+    await this.ephemeral.apply(ephemeral);
     await this.db.appserviceTransaction.upsert({ where: { txnId }, create: { txnId }, update: {} });
-    const pages = new Map(touched.map((p) => [`${p.siteId}\u0000${p.pageSlug}`, p]));
-    for (const { siteId, pageSlug } of pages.values()) this.live.publish(siteId, pageSlug);
+    await this.applied();
     return true;
   }
 
-  /** Projects one event; returns the page whose live stream got a new event. */
-  private async project(event: RoomEvent): Promise<PageRef | null> {
-    if (!event?.room_id || !event.event_id) return null;
+  private async project(event: RoomEvent): Promise<void> {
+    if (!event?.room_id || !event.event_id) return;
     const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
-    if (!room) return null;
+    if (!room) return;
     if (event.type === "m.room.member" && typeof event.state_key === "string") {
       await this.projectMember(event);
-      return null;
+      return;
     }
-    if (!isCommentEvent(event)) return null;
+    if (!isCommentEvent(event)) return;
     const relations = relationsOf(event.content);
-    if (relations.replaces) return null; // edits arrive with the edit feature
-    return this.db.$transaction(async (tx) => {
-      if (await tx.comment.findUnique({ where: { eventId: event.event_id }, select: { eventId: true } })) return null;
+    if (relations.replaces) return; // edits arrive with the edit feature
+    await this.db.$transaction(async (tx) => {
+      if (await tx.comment.findUnique({ where: { eventId: event.event_id }, select: { eventId: true } })) return;
       const author = await this.authorOf(tx, event, room.siteId);
       await tx.comment.create({
         data: {
@@ -73,7 +63,6 @@ export class Projector {
         },
       });
       await tx.liveEvent.create({ data: { siteId: room.siteId, pageSlug: room.pageSlug, type: "message_created", eventId: event.event_id } });
-      return { siteId: room.siteId, pageSlug: room.pageSlug };
     });
   }
 

@@ -47,7 +47,8 @@ export async function createServices(config: Config, log: (message: string) => v
   const live = new LiveEvents();
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion);
   const worker = new QueueWorker(db, { "comment.post": commentPostHandler(db, homeserver, provisioner) }, { ...config.queue, log });
-  const projector = new Projector(db, names, live);
+  const liveEventPoller = new LiveEventPoller(db, live, log);
+  const projector = new Projector(db, names, () => liveEventPoller.poll());
   const comments = new Comments(db, sites, challenges, idempotency, () => worker.wake());
   return {
     config,
@@ -61,7 +62,7 @@ export async function createServices(config: Config, log: (message: string) => v
     health: new Health(db, homeserver, () => worker.isRunning),
     projector,
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
-    liveEventPoller: new LiveEventPoller(db, live, log),
+    liveEventPoller,
     worker,
     log,
   };

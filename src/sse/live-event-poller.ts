@@ -1,6 +1,7 @@
-// Only the instance the homeserver pushes transactions to projects events and publishes them
-// in-process. Every instance also polls the LiveEvent table (one cheap query a second), so SSE
-// clients connected to any instance sharing the database see new events.
+// The one way live events reach open streams: new LiveEvent rows are found and their pages
+// poked. The projecting instance polls right after each transaction (no delay); every
+// instance also polls once a second, so SSE clients of any instance sharing the database
+// see new events.
 import type { Db } from "../db/client.ts";
 import type { LiveEvents } from "./live-events.ts";
 
@@ -9,6 +10,9 @@ export const POLL_INTERVAL_MS = 1000;
 export class LiveEventPoller {
   private lastSeen = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Polls run one at a time; a request during a poll runs once more after it. */
+  private running: Promise<void> | null = null;
+  private again = false;
 
   constructor(private readonly db: Db, private readonly live: LiveEvents, private readonly log: (m: string) => void) {}
 
@@ -25,6 +29,20 @@ export class LiveEventPoller {
 
   /** Publishes every page that has events newer than the last poll. */
   async poll(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.pollOnce();
+      } while (this.again);
+    })().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async pollOnce(): Promise<void> {
     const fresh = await this.db.liveEvent.findMany({
       where: { id: { gt: this.lastSeen } },
       orderBy: { id: "asc" },
