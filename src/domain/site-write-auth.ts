@@ -1,6 +1,7 @@
 // Site write auth: a visitor write is accepted from one of the site's origins, or, in secret
 // mode, only with a valid HMAC request signature from the site's backend.
 import { forbidden } from "./errors.ts";
+import type { Sites } from "./sites.ts";
 import type { RequestInfo } from "./request.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { checkRequestSignature } from "../security/request-signature.ts";
@@ -27,4 +28,10 @@ export function authorizeSiteWrite(
   if (!origin || !site.origins.some((o) => o.origin === origin)) {
     throw forbidden("origin-not-allowed", `Origin ${request.headers.origin ?? "(none)"} may not write to site ${site.id}.`);
   }
+}
+
+/** The site-write gate of the route table: the site exists, is writable, and the request may write to it. */
+export async function requireSiteWrite(sites: Sites, siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<void> {
+  const site = await sites.requireWritable(siteId, pageSlug);
+  authorizeSiteWrite(site, sites.secretOf(site), request);
 }

@@ -6,6 +6,7 @@ import type { Db, Tx } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "./message-content.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
+import { applyRoomState, ROOM_STATE_TYPES } from "./room-state.ts";
 
 
 export class Projector {
@@ -22,16 +23,19 @@ export class Projector {
 
   /** Applies one transaction; false when it had been applied already. */
   async applyTransaction(txnId: string, events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<boolean> {
-    if (await this.db.appserviceTransaction.findUnique({ where: { txnId } })) return false;
     for (const event of events) await this.project(event);
     await this.ephemeral.apply(ephemeral);
-    await this.db.appserviceTransaction.upsert({ where: { txnId }, create: { txnId }, update: {} });
     await this.applied();
     return true;
   }
 
   private async project(event: RoomEvent): Promise<void> {
     if (!event?.room_id || !event.event_id) return;
+    if (event.state_key !== undefined && ROOM_STATE_TYPES.has(event.type)) {
+      const known = (await this.db.room.count({ where: { roomId: event.room_id } })) + (await this.db.site.count({ where: { spaceRoomId: event.room_id } }));
+      if (known > 0) await applyRoomState(this.db, event);
+      return;
+    }
     const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
     if (!room) return;
     if (event.type === "m.room.member" && typeof event.state_key === "string") {

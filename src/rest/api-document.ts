@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildOpenApi } from "./openapi.ts";
-import { buildRoutes } from "./routes.ts";
+import { buildRoutes } from "./routes/index.ts";
 
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../package.json"), "utf8")) as { version: string };
 

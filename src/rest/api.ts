@@ -14,6 +14,7 @@ import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
 import { buildLimiters, type Limiter, type RateLimitName } from "./rate-limits.ts";
 import { SseWriter } from "../sse/sse-writer.ts";
+import { requireSiteWrite } from "../domain/site-write-auth.ts";
 
 const CORS_ALLOW_HEADERS =
   "Content-Type, Idempotency-Key, X-Service-Timestamp, X-Service-Signature, X-Service-Claim-Token, Last-Event-ID, Authorization";
@@ -82,6 +83,7 @@ export class RestApi {
       const prepared = this.prepared.get(match.route)!;
       this.admit(prepared.route, request);
       const input = this.readInput(prepared, match.params, request);
+      if (prepared.route.auth === "site-write") await requireSiteWrite(this.services.sites, input.params.site_id!, input.params.page_slug, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);

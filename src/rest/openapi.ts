@@ -10,6 +10,7 @@ import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
 
 const AUTH_NOTES: Record<Route["auth"], string> = {
   public: "Public.",
+  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body.",
   "site-write": "Site write auth: an allowed Origin, or X-Service-Timestamp + X-Service-Signature (HMAC) for sites with a secret. Author proof in the body.",
   operator: "Operator: Authorization: Bearer <operator token>.",
 };

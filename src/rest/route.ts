@@ -1,11 +1,20 @@
-// The shape of an entry in the route table (src/rest/routes.ts), from which the HTTP routing,
+// The shape of an entry in the route table (src/rest/routes/), from which the HTTP routing,
 // validation, handlers and the OpenAPI document are all derived.
 import type { JSONSchema } from "./schemas.ts";
 import type { RateLimitName } from "./rate-limits.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
 
-export type Auth = "public" | "site-write" | "operator";
+/**
+ * Who may call a route; the adapter enforces it before the operation runs:
+ * - public: anyone;
+ * - author-proof: a visitor write signed by an Ed25519 key (verified by the write pipeline,
+ *   which knows the operation's signature array);
+ * - site-write: author-proof plus the site's write auth (allowed Origin or HMAC headers),
+ *   checked by the adapter against {site_id};
+ * - operator: the operator bearer token.
+ */
+export type Auth = "public" | "author-proof" | "site-write" | "operator";
 
 export interface RouteInput {
   params: Record<string, string>;

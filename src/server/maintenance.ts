@@ -4,8 +4,6 @@ import type { Services } from "./services.ts";
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 /** How far back SSE clients can resume with Last-Event-ID. */
 export const LIVE_EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** Homeservers retry a transaction for minutes, not days. */
-export const TRANSACTION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Sent submissions are kept a while for support questions; failed ones stay until handled. */
 export const SENT_SUBMISSION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -14,7 +12,6 @@ export async function runMaintenance(services: Services, now = new Date()): Prom
   await services.idempotency.pruneExpired(now);
   await services.challenges.pruneExpired(now);
   await services.db.liveEvent.deleteMany({ where: { createdAt: { lt: before(LIVE_EVENT_RETENTION_MS) } } });
-  await services.db.appserviceTransaction.deleteMany({ where: { createdAt: { lt: before(TRANSACTION_RETENTION_MS) } } });
   await services.db.submission.deleteMany({ where: { status: "sent", completedAt: { lt: before(SENT_SUBMISSION_RETENTION_MS) } } });
 }
 

@@ -1,6 +1,6 @@
 // Shared facts of the test environment: the test homeserver and the appservice identity it
 // was started with (test/run.ts sets them up before any test file runs).
-export const TEST_SYNAPSE_INSTANCE = "test";
+export const TEST_SYNAPSE_INSTANCE = process.env.TEST_SYNAPSE_INSTANCE ?? "test";
 export const TEST_SYNAPSE_PORT = Number(process.env.TEST_SYNAPSE_PORT ?? 18008);
 export const TEST_SERVICE_PORT = Number(process.env.TEST_SERVICE_PORT ?? 18080);
 export const TEST_SERVER_NAME = "localhost";
