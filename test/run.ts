@@ -1,5 +1,7 @@
 // npm test: type-checks the project, starts a fresh test Synapse (provisioning it on first
 // use), runs every unit and integration test with node's test runner, and stops Synapse again.
+// Every test process loads the contract hook (test/support/contract-hook.ts), which checks
+// the service's responses against the OpenAPI document.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -38,10 +40,11 @@ if (needsHomeserver) {
 }
 let status = 1;
 try {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...files], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--import", "./test/support/contract-hook.ts", "--test", "--test-concurrency=1", ...files], {
     cwd: root,
     stdio: "inherit",
-    env: { ...process.env, TEST_WORK_DIR: work },
+    // TEST_FULL_SUITE: the contract coverage test needs every test file to have run.
+    env: { ...process.env, TEST_WORK_DIR: work, ...(only.length === 0 ? { TEST_FULL_SUITE: "1" } : {}) },
   });
   status = result.status ?? 1;
 } finally {

@@ -1,12 +1,14 @@
-// List pagination: `page` >= 1, `per_page` 1-100 (default 20).
+// List pagination: `page` 1-1000000, `per_page` 1-100 (default 20).
 import { validationError } from "./errors.ts";
 
 export const MAX_PER_PAGE = 100;
+/** Far past any real list; deeper pages would only make the database skip rows. */
+export const MAX_PAGE = 1_000_000;
 export const DEFAULT_PER_PAGE = 20;
 
 export function checkPagination(page: number, perPage: number): void {
   const errors = [];
-  if (!Number.isInteger(page) || page < 1) errors.push({ field: "page", message: "must be an integer >= 1" });
+  if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE) errors.push({ field: "page", message: `must be an integer from 1 to ${MAX_PAGE}` });
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) errors.push({ field: "per_page", message: `must be an integer from 1 to ${MAX_PER_PAGE}` });
   if (errors.length > 0) throw validationError("Invalid pagination.", errors);
 }

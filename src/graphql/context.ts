@@ -3,29 +3,41 @@
 import DataLoader from "dataloader";
 import type { Services } from "../server/services.ts";
 import type { IdempotencyScope, RequestInfo } from "../domain/request.ts";
-
-export interface Profile {
-  displayName: string | null;
-  avatarUrl: string | null;
-  membership: string;
-}
+import type { Reaction } from "../db/generated/sqlite/client.ts";
+import type { Membership } from "../projection/members.ts";
 
 export interface GraphQLContext {
   services: Services;
   request: RequestInfo | null;
   idempotency: IdempotencyScope | null;
   /** Current room profiles, batched per operation: key `${roomId}\0${userId}`. */
-  profiles: DataLoader<string, Profile | null>;
+  profiles: DataLoader<string, Membership | null>;
+  /** Reactions in force per comment event id, batched per operation. */
+  reactions: DataLoader<string, Reaction[]>;
+  /** The virtual user of a personalized read's verified viewer (decides `mine`); set by the read. */
+  viewerUserId: string | null;
 }
 
+/**
+ * Loaders batch but do not memoize: a subscription keeps its context for the life of an SSE
+ * stream, and must see renames and new reactions.
+ */
+const BATCH_ONLY = { cache: false } as const;
+
 export function createContext(services: Services, request: RequestInfo | null, idempotency: IdempotencyScope | null = null): GraphQLContext {
-  const profiles = new DataLoader<string, Profile | null>(async (keys) => {
+  const profiles = new DataLoader<string, Membership | null>(async (keys) => {
     const pairs = keys.map((k) => k.split("\u0000") as [string, string]);
     const rows = await services.db.roomMember.findMany({
       where: { OR: pairs.map(([roomId, userId]) => ({ roomId, userId })) },
     });
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));
     return keys.map((k) => byKey.get(k) ?? null);
-  });
-  return { services, request, idempotency, profiles };
+  }, BATCH_ONLY);
+  const reactions = new DataLoader<string, Reaction[]>(async (eventIds) => {
+    const rows = await services.db.reaction.findMany({ where: { targetEventId: { in: [...eventIds] } } });
+    const byTarget = new Map<string, Reaction[]>();
+    for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
+    return eventIds.map((id) => byTarget.get(id) ?? []);
+  }, BATCH_ONLY);
+  return { services, request, idempotency, profiles, reactions, viewerUserId: null };
 }

@@ -3,7 +3,10 @@ import { builder } from "./builder.ts";
 import "./types/site.ts";
 import "./types/message.ts";
 import "./types/submission.ts";
+import "./types/visitor-writes.ts";
 import "./types/meta.ts";
 import "./types/page-events.ts";
+import "./types/room.ts";
+import "./types/roles.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,14 +1,92 @@
-// The Matrix event content the service writes for visitor comments.
-import type { CommentPostPayload } from "../queue/payloads.ts";
+// The Matrix event contents the service writes for visitors. Every one carries the signed
+// proof block, so anyone reading the room can check the visitor signed what it says.
+import type { ProofBlock } from "../queue/payloads.ts";
 
 /** Key of the signed proof block in events the service sends for visitors. */
 export const PROOF_KEY = "service.proof";
 
-export function commentMessageContent(payload: CommentPostPayload): Record<string, unknown> {
-  const content: Record<string, unknown> = { msgtype: "m.text", body: payload.body, [PROOF_KEY]: payload.proof };
-  const relates = relatesTo(payload.replyTo, payload.threadRoot);
-  if (relates) content["m.relates_to"] = relates;
-  return content;
+/** Homeservers refuse events larger than this (the whole PDU, canonical JSON). */
+export const MAX_EVENT_BYTES = 65_536;
+/** Room for what the homeserver adds around the content: ids, hashes, signatures, auth and prev events. */
+export const EVENT_ENVELOPE_ALLOWANCE = 2_048;
+
+type Content = Record<string, unknown>;
+
+export function textMessageContent(body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ msgtype: "m.text", body, [PROOF_KEY]: proof }, replyTo, threadRoot);
+}
+
+/** An edit: m.replace with the new content, and a "* " fallback for clients without edits. */
+export function editContent(targetEventId: string, body: string, proof: ProofBlock): Content {
+  return {
+    msgtype: "m.text",
+    body: `* ${body}`,
+    "m.new_content": { msgtype: "m.text", body },
+    "m.relates_to": { rel_type: "m.replace", event_id: targetEventId },
+    [PROOF_KEY]: proof,
+  };
+}
+
+export function reactionContent(targetEventId: string, key: string, proof: ProofBlock): Content {
+  return { "m.relates_to": { rel_type: "m.annotation", event_id: targetEventId, key }, [PROOF_KEY]: proof };
+}
+
+/**
+ * MSC3381 poll start as an m.room.message; the fallback body is the question and numbered
+ * options. Nothing else repeats the question, so a 500-cluster question still fits one event.
+ */
+export function pollStartContent(question: string, options: string[], maxSelections: number, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const fallback = [question, ...options.map((option, i) => `${i + 1}. ${option}`)].join("\n");
+  return withRelations(
+    {
+      msgtype: "org.matrix.msc3381.poll.start",
+      body: fallback,
+      "org.matrix.msc3381.poll.start": {
+        question: { "org.matrix.msc1767.text": question },
+        kind: "org.matrix.msc3381.poll.disclosed",
+        max_selections: maxSelections,
+        answers: options.map((text, i) => ({ id: String(i), "org.matrix.msc1767.text": text })),
+      },
+      [PROOF_KEY]: proof,
+    },
+    replyTo,
+    threadRoot,
+  );
+}
+
+/** An MSC3381 vote, in the stable and the unstable shape. */
+export function pollResponseContent(pollEventId: string, optionId: string, proof: ProofBlock): Content {
+  return {
+    "m.relates_to": { rel_type: "m.reference", event_id: pollEventId },
+    "m.selections": [optionId],
+    "org.matrix.msc3381.poll.response": { answers: [optionId] },
+    [PROOF_KEY]: proof,
+  };
+}
+
+/** MSC3488 location as an m.room.message. */
+export function locationContent(geoUri: string, description: string | null, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const location = { uri: geoUri, ...(description !== null ? { description } : {}) };
+  return withRelations(
+    {
+      msgtype: "m.location",
+      body: description ?? `Location: ${geoUri}`,
+      geo_uri: geoUri,
+      "m.location": location,
+      "org.matrix.msc3488.location": location,
+      [PROOF_KEY]: proof,
+    },
+    replyTo,
+    threadRoot,
+  );
+}
+
+/** Redaction content: the proof block says which visitor asked for it (and its submission). */
+export const redactionContent = (proof: ProofBlock): Content => ({ reason: "Deleted by its author", [PROOF_KEY]: proof });
+
+function withRelations(content: Content, replyTo: string | null, threadRoot: string | null): Content {
+  const relates = relatesTo(replyTo, threadRoot);
+  return relates ? { ...content, "m.relates_to": relates } : content;
 }
 
 /** m.relates_to for a reply and/or a thread (Matrix threads carry a reply fallback). */
@@ -23,6 +101,9 @@ export function relatesTo(replyTo: string | null, threadRoot: string | null): Re
   }
   return replyTo ? { "m.in_reply_to": { event_id: replyTo } } : null;
 }
+
+/** Bytes an event of this type and content takes, without the homeserver's envelope. */
+export const eventBytes = (type: string, content: Content): number => Buffer.byteLength(JSON.stringify({ type, content }), "utf8");
 
 /** The Matrix transaction id of a submission's event: stable, so a resend after a crash dedupes. */
 export const submissionTxnId = (submissionId: string): string => `submission.${submissionId}`;

@@ -109,6 +109,28 @@ export class Homeserver {
     await this.bot.sendStateEvent(roomId, type, stateKey, content);
   }
 
+  /** Redacts as `userId`, with a caller-chosen transaction id (a retry returns the same redaction). */
+  async redactEvent(userId: string, roomId: string, eventId: string, txnId: string, content: Record<string, unknown>): Promise<string> {
+    const response = await this.as(userId).doRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/redact/${enc(eventId)}/${enc(txnId)}`, null, content);
+    return (response as { event_id: string }).event_id;
+  }
+
+  /** Ids of `userId`'s own m.reaction annotations with `key` on an event (read from the room's relations). */
+  async ownAnnotations(userId: string, roomId: string, eventId: string, key: string): Promise<string[]> {
+    const client = this.as(userId);
+    const found: string[] = [];
+    let from: string | undefined;
+    do {
+      const page = (await client.doRequest("GET", `/_matrix/client/v1/rooms/${enc(roomId)}/relations/${enc(eventId)}/m.annotation/m.reaction`, {
+        limit: 100,
+        ...(from ? { from } : {}),
+      })) as { chunk: Array<{ event_id: string; sender: string; content?: { "m.relates_to"?: { key?: string } } }>; next_batch?: string };
+      for (const event of page.chunk) if (event.sender === userId && event.content?.["m.relates_to"]?.key === key) found.push(event.event_id);
+      from = page.next_batch;
+    } while (from);
+    return found;
+  }
+
   /** Sends with a caller-chosen transaction id: the homeserver answers a retry with the same event. */
   async sendEvent(userId: string, roomId: string, type: string, txnId: string, content: Record<string, unknown>): Promise<string> {
     const response = await this.as(userId).doRequest(

@@ -9,6 +9,8 @@ export class Provisioner {
     private readonly db: Db,
     private readonly hs: Homeserver,
     private readonly roomVersion: string,
+    /** Applies the events the homeserver pushed before the room was recorded (Projector.replayWaiting). */
+    private readonly recorded: (roomId: string) => Promise<void>,
   ) {}
 
   async ensureSpace(siteId: string): Promise<string> {
@@ -19,6 +21,7 @@ export class Provisioner {
       (await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true })) ??
       (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
     await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId: roomId } });
+    await this.recorded(roomId);
     return roomId;
   }
 
@@ -42,6 +45,7 @@ export class Provisioner {
       create: { roomId, siteId, pageSlug, roomVersion: this.roomVersion },
       update: {},
     });
+    await this.recorded(roomId);
     return roomId;
   }
 

@@ -32,16 +32,18 @@ export async function handleAppservice(services: Services, req: IncomingMessage,
     let ephemeral: EphemeralEvent[];
     try {
       const txn = JSON.parse(body.toString("utf8")) as { events?: RoomEvent[]; ephemeral?: EphemeralEvent[]; "de.sorunome.msc2409.ephemeral"?: EphemeralEvent[] };
-      events = txn.events ?? [];
-      ephemeral = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"] ?? [];
+      events = Array.isArray(txn.events) ? txn.events : [];
+      const pushed = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"];
+      ephemeral = Array.isArray(pushed) ? pushed : [];
     } catch {
       matrixError(res, 400, "M_NOT_JSON", "Body is not JSON");
       return;
     }
     try {
-      await services.projector.applyTransaction(decodeURIComponent(txn[1]!), events, ephemeral);
+      await services.projector.applyTransaction(events, ephemeral);
     } catch (err) {
-      // Not acknowledged: the homeserver retries the transaction.
+      // The database failed (an unapplyable event does not throw): not acknowledged, so the
+      // homeserver retries the transaction.
       services.log(`projection: transaction ${txn[1]} failed: ${(err as Error).stack ?? err}`);
       matrixError(res, 500, "M_UNKNOWN", "Projection failed");
       return;

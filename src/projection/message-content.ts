@@ -1,30 +1,23 @@
 // Turning Matrix room events into the API's semantic types (pure).
 import { PROOF_KEY } from "../matrix/events.ts";
 import type { ProofBlock } from "../queue/payloads.ts";
+import { parsePoll, pollContent, POLL_START_TYPES } from "./polls.ts";
+import { num, obj, str, type RoomEvent } from "./room-event.ts";
 
-export interface RoomEvent {
-  event_id: string;
-  room_id: string;
-  sender: string;
-  type: string;
-  origin_server_ts: number;
-  content: Record<string, unknown>;
-  state_key?: string;
-  unsigned?: Record<string, unknown>;
-}
-
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+/** Re-exported: room-state.ts and the endpoint know the event type by this module. */
+export type { RoomEvent };
 
 const MEDIA_KINDS: Record<string, string> = { "m.image": "image", "m.video": "video", "m.audio": "audio", "m.file": "file" };
 
-/** The typed `content` object of a Message. */
+/** The typed `content` object of a Message, from one event's content (edits and redactions aside). */
 export function messageContent(event: RoomEvent): Record<string, unknown> {
   const c = event.content;
   if (event.type === "m.room.encrypted") {
     return { type: "encrypted", algorithm: str(c.algorithm), sender_key: str(c.sender_key) };
   }
   if (event.type === "m.sticker") return mediaContent("sticker", c);
+  const poll = parsePoll(event);
+  if (poll) return pollContent(poll, []);
   const msgtype = str(c.msgtype);
   if (msgtype === "m.text" || msgtype === "m.notice" || msgtype === "m.emote") {
     return {
@@ -36,14 +29,21 @@ export function messageContent(event: RoomEvent): Record<string, unknown> {
   }
   if (msgtype && MEDIA_KINDS[msgtype]) return mediaContent(MEDIA_KINDS[msgtype]!, c);
   if (msgtype === "m.location") {
-    const info = (c.info ?? {}) as Record<string, unknown>;
-    return { type: "location", geo_uri: str(c.geo_uri), description: str(c.body), thumbnail_url: str(info.thumbnail_url) };
+    // MSC3488's location block is the structured form; geo_uri and body are its fallback.
+    const block = obj(c["m.location"]) ?? obj(c["org.matrix.msc3488.location"]);
+    const info = obj(c.info) ?? {};
+    return {
+      type: "location",
+      geo_uri: str(block?.uri) ?? str(c.geo_uri),
+      description: str(block?.description) ?? str(c.body),
+      thumbnail_url: str(info.thumbnail_url),
+    };
   }
   return { type: "unknown", fallback: str(c.body), raw: withoutProof(c) };
 }
 
 function mediaContent(kind: string, c: Record<string, unknown>): Record<string, unknown> {
-  const info = (c.info ?? {}) as Record<string, unknown>;
+  const info = obj(c.info) ?? {};
   return {
     type: "media",
     kind,
@@ -72,8 +72,8 @@ export interface Relations {
 }
 
 export function relationsOf(content: Record<string, unknown>): Relations {
-  const rel = (content["m.relates_to"] ?? {}) as Record<string, unknown>;
-  const inReplyTo = str(((rel["m.in_reply_to"] ?? {}) as Record<string, unknown>).event_id);
+  const rel = obj(content["m.relates_to"]) ?? {};
+  const inReplyTo = str(obj(rel["m.in_reply_to"])?.event_id);
   const relType = str(rel.rel_type);
   const target = str(rel.event_id);
   if (relType === "m.replace") return { replyTo: null, threadRoot: null, replaces: target };
@@ -83,14 +83,58 @@ export function relationsOf(content: Record<string, unknown>): Relations {
   return { replyTo: inReplyTo, threadRoot: null, replaces: null };
 }
 
+/** The relation the event store indexes an event by: what it points at, and how. */
+export interface EventRelation {
+  /** "m.replace", "m.annotation", "m.reference", "m.thread", or "m.redaction" for redactions. */
+  relType: string;
+  relatesTo: string;
+}
+
+const STORED_REL_TYPES: ReadonlySet<string> = new Set(["m.replace", "m.annotation", "m.reference", "m.thread"]);
+
+/** Tolerates any shape: the store indexes events before they are checked. */
+export function eventRelation(event: Pick<RoomEvent, "type" | "content" | "redacts">): EventRelation | null {
+  const content = obj(event.content) ?? {};
+  if (event.type === "m.room.redaction") {
+    const redacted = str(content.redacts) ?? str(event.redacts);
+    return redacted ? { relType: "m.redaction", relatesTo: redacted } : null;
+  }
+  const rel = obj(content["m.relates_to"]);
+  const relType = str(rel?.rel_type);
+  const relatesTo = str(rel?.event_id);
+  return relType && relatesTo && STORED_REL_TYPES.has(relType) ? { relType, relatesTo } : null;
+}
+
+/** The key of a reaction (m.annotation), or null when the event is not one. */
+export function reactionKey(event: RoomEvent): string | null {
+  if (event.type !== "m.reaction") return null;
+  const rel = obj(event.content["m.relates_to"]);
+  return rel?.rel_type === "m.annotation" && typeof rel.event_id === "string" ? str(rel.key) : null;
+}
+
 /** The proof block of a service-sent event, if it is well formed. */
 export function proofOf(content: Record<string, unknown>): ProofBlock | null {
-  const p = content[PROOF_KEY] as Record<string, unknown> | undefined;
-  if (!p || typeof p !== "object") return null;
+  const p = obj(content[PROOF_KEY]);
+  if (!p) return null;
   const fields = ["public_key", "signature", "challenge", "content", "submission_id"] as const;
   return fields.every((f) => typeof p[f] === "string") ? (p as unknown as ProofBlock) : null;
 }
 
-/** Events that are comments: messages, stickers and (undecryptable) encrypted messages. */
+const COMMENT_TYPES: ReadonlySet<string> = new Set(["m.room.message", "m.sticker", "m.room.encrypted", ...POLL_START_TYPES]);
+
+/** Events that are comments: messages, stickers, polls and (undecryptable) encrypted messages; edits are not. */
 export const isCommentEvent = (event: RoomEvent): boolean =>
-  event.state_key === undefined && (event.type === "m.room.message" || event.type === "m.sticker" || event.type === "m.room.encrypted");
+  event.state_key === undefined && COMMENT_TYPES.has(event.type) && relationsOf(event.content).replaces === null;
+
+/**
+ * Why an event cannot be projected at all, or null when its shape is sound. Such an event is
+ * stored and recorded for repair instead of applied.
+ */
+export function malformation(event: RoomEvent): string | null {
+  if (typeof event.sender !== "string") return "sender is not a string";
+  if (typeof event.type !== "string") return "type is not a string";
+  if (!obj(event.content)) return "content is not an object";
+  if (!Number.isSafeInteger(event.origin_server_ts)) return "origin_server_ts is not a timestamp";
+  if (event.state_key !== undefined && typeof event.state_key !== "string") return "state_key is not a string";
+  return null;
+}

@@ -1,104 +1,100 @@
-// Applies appservice transactions to the read model. Transactions are idempotent by txn id,
-// and each room event's effect is an upsert, so a transaction retried after a partial failure
-// converges to the same state (its ephemeral data may be emitted twice, which is harmless:
-// typing is a state, receipts and presence repeat anyway).
-import type { Db, Tx } from "../db/client.ts";
+// Applies appservice transactions to the read model. Every room event is stored first
+// (event-store.ts) and applied once its room is known; applying recomputes what the event
+// affects from the store, so repeated, retried and out-of-order events converge. An event that
+// cannot be applied is recorded for repair and skipped, never blocking what follows; only a
+// database failure fails the transaction (and the homeserver retries it). Ephemeral data may
+// be emitted twice on a retry, which is harmless: typing is a state, receipts and presence repeat.
+import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "./message-content.ts";
+import { commentsAffectedBy, recomputeComment, recomputeRedactionTargets } from "./comments.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
+import { claim, recordFailure, storedEvents, storeEvent } from "./event-store.ts";
+import { malformation } from "./message-content.ts";
+import { projectMember } from "./members.ts";
+import type { PageContext } from "./page-context.ts";
+import type { RoomEvent } from "./room-event.ts";
 import { applyRoomState, ROOM_STATE_TYPES } from "./room-state.ts";
 
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+/**
+ * The database is unreachable or overloaded (connection, timeout, lock, conflict), as opposed to
+ * the event being unapplyable: the transaction must fail so the homeserver retries it.
+ */
+function databaseTrouble(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === "string" && /^P(1\d{3}|2024|2028|2034)$/.test(code)) return true;
+  return /database is locked|SQLITE_BUSY|ECONNREFUSED|Connection terminated/i.test(String((err as Error)?.message ?? err));
+}
 
 export class Projector {
   readonly ephemeral: EphemeralProjector;
+  /** Applies run one at a time in this process: transactions and replays of waiting events alike. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
     private readonly names: MatrixNames,
-    /** Called after each applied transaction: delivers its new live events. */
+    /** Called after applying: delivers the new live events. */
     private readonly applied: () => Promise<void>,
+    /** False for a rebuild, which announces nothing. */
+    private readonly live = true,
   ) {
     this.ephemeral = new EphemeralProjector(db, names);
   }
 
-  /** Applies one transaction; false when it had been applied already. */
-  async applyTransaction(txnId: string, events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<boolean> {
-    for (const event of events) await this.project(event);
+  /** Applies one appservice transaction. Its id is no key: events are known by their ids. */
+  async applyTransaction(events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<void> {
+    await this.serially(async () => {
+      for (const event of events) {
+        // Committed before the room is checked, so a room recorded meanwhile replays it.
+        const status = await storeEvent(this.db, event);
+        if (status !== null && status !== "applied") await this.apply(event);
+      }
+    });
     await this.ephemeral.apply(ephemeral);
     await this.applied();
-    return true;
   }
 
-  private async project(event: RoomEvent): Promise<void> {
-    if (!event?.room_id || !event.event_id) return;
-    if (event.state_key !== undefined && ROOM_STATE_TYPES.has(event.type)) {
-      const known = (await this.db.room.count({ where: { roomId: event.room_id } })) + (await this.db.site.count({ where: { spaceRoomId: event.room_id } }));
-      if (known > 0) await applyRoomState(this.db, event);
-      return;
-    }
-    const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
-    if (!room) return;
-    if (event.type === "m.room.member" && typeof event.state_key === "string") {
-      await this.projectMember(event);
-      return;
-    }
-    if (!isCommentEvent(event)) return;
-    const relations = relationsOf(event.content);
-    if (relations.replaces) return; // edits arrive with the edit feature
-    await this.db.$transaction(async (tx) => {
-      if (await tx.comment.findUnique({ where: { eventId: event.event_id }, select: { eventId: true } })) return;
-      const author = await this.authorOf(tx, event, room.siteId);
-      await tx.comment.create({
-        data: {
-          eventId: event.event_id,
-          roomId: event.room_id,
-          siteId: room.siteId,
-          pageSlug: room.pageSlug,
-          sender: event.sender,
-          submissionId: author.submissionId,
-          authorType: author.type,
-          authorPublicKey: author.publicKey,
-          displayName: author.displayName,
-          avatarUrl: author.avatarUrl,
-          content: JSON.stringify(messageContent(event)),
-          replyTo: relations.replyTo,
-          threadRoot: relations.threadRoot,
-          originServerTs: BigInt(Math.trunc(event.origin_server_ts ?? Date.now())),
-        },
-      });
-      await tx.liveEvent.create({ data: { siteId: room.siteId, pageSlug: room.pageSlug, type: "message_created", eventId: event.event_id } });
+  /** Applies, in arrival order, the events stored before their room was recorded; call it right after recording one. */
+  async replayWaiting(roomId: string): Promise<void> {
+    await this.serially(async () => {
+      for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) await this.apply(event);
     });
+    await this.applied();
   }
 
   /**
-   * A visitor is recognized by its namespace and by a proof block whose key derives the
-   * sender's user id; only this service can send as those users (exclusive namespace).
+   * Applies a stored event if its room is known (a page room, or a site's Space for room state);
+   * otherwise it keeps waiting. An event that cannot be applied is recorded for repair.
    */
-  private async authorOf(tx: Tx, event: RoomEvent, siteId: string) {
-    const member = await tx.roomMember.findUnique({ where: { roomId_userId: { roomId: event.room_id, userId: event.sender } } });
-    const profile = { displayName: member?.displayName ?? null, avatarUrl: member?.avatarUrl ?? null };
-    if (this.names.isVisitorUserId(event.sender)) {
-      const proof = proofOf(event.content);
-      const known = await tx.virtualUser.findUnique({ where: { userId: event.sender } });
-      const publicKey =
-        known?.publicKey ??
-        (proof && this.names.visitorUserId(siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null);
-      return { type: "visitor", publicKey, submissionId: proof?.submission_id ?? null, ...profile };
+  async apply(event: RoomEvent): Promise<void> {
+    const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
+    if (!room && !(await this.db.site.findUnique({ where: { spaceRoomId: event.room_id }, select: { id: true } }))) return;
+    try {
+      await this.db.$transaction(async (tx) => {
+        if (!(await claim(tx, event.event_id))) return;
+        const problem = malformation(event);
+        if (problem) throw new Error(problem);
+        const page: PageContext | null = room && { tx, room, names: this.names, live: this.live };
+        if (event.state_key !== undefined) {
+          if (ROOM_STATE_TYPES.has(event.type)) await applyRoomState(tx, event);
+          if (page && event.type === "m.room.member") await projectMember(page, event.state_key);
+          if (page && event.type === "m.room.power_levels") await recomputeRedactionTargets(page);
+        } else if (page) {
+          for (const eventId of await commentsAffectedBy(page, event)) await recomputeComment(page, eventId);
+        }
+        await tx.projectionRepair.updateMany({ where: { targetEventId: event.event_id, status: { not: "resolved" } }, data: { status: "resolved" } });
+      }, TRANSACTION_OPTIONS);
+    } catch (err) {
+      if (databaseTrouble(err)) throw err;
+      await recordFailure(this.db, event, (err as Error)?.message ?? String(err));
     }
-    return { type: "matrix", publicKey: null, submissionId: null, ...profile };
   }
 
-  private async projectMember(event: RoomEvent): Promise<void> {
-    const c = event.content;
-    const data = {
-      membership: typeof c.membership === "string" ? c.membership : "leave",
-      displayName: typeof c.displayname === "string" ? c.displayname : null,
-      avatarUrl: typeof c.avatar_url === "string" ? c.avatar_url : null,
-    };
-    await this.db.roomMember.upsert({
-      where: { roomId_userId: { roomId: event.room_id, userId: event.state_key! } },
-      create: { roomId: event.room_id, userId: event.state_key!, ...data },
-      update: data,
-    });
+  private serially(work: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => {});
+    return run;
   }
 }

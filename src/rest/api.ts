@@ -12,6 +12,8 @@ import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
+import { parseJsonBody } from "./json-body.ts";
+import { badlyEncodedPart } from "./request-target.ts";
 import { buildLimiters, type Limiter, type RateLimitName } from "./rate-limits.ts";
 import { SseWriter } from "../sse/sse-writer.ts";
 import { requireSiteWrite } from "../domain/site-write-auth.ts";
@@ -25,6 +27,7 @@ interface Prepared {
   document: DocumentNode | null;
   validateBody: ValidateFunction | null;
   validateParams: ValidateFunction | null;
+  validateQuery: ValidateFunction | null;
 }
 
 export class RestApi {
@@ -52,17 +55,20 @@ export class RestApi {
         document,
         validateBody: route.body ? ajv.compile(route.body.schema) : null,
         validateParams: route.params ? ajv.compile({ type: "object", properties: route.params, required: Object.keys(route.params) }) : null,
+        validateQuery: route.query ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required }) : null,
       });
     }
   }
 
   async handle(res: ServerResponse, request: RequestInfo): Promise<void> {
     const rawPath = request.target.split("?")[0]!;
-    const headers = this.corsHeaders(request);
+    const headers = corsHeaders(request.headers);
     const match = this.router.match(request.method, rawPath);
     const methods = match.kind === "not-found" ? [] : match.allowed;
     if (methods.includes("QUERY")) headers["Accept-Query"] = "application/json";
     try {
+      const badPart = badlyEncodedPart(request.target);
+      if (badPart) throw validationError("The request target is not validly percent-encoded.", [badPart]);
       if (request.method === "OPTIONS" && methods.length > 0) {
         res.writeHead(204, {
           ...headers,
@@ -116,18 +122,16 @@ export class RestApi {
         if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
           throw new DomainError("unsupported-media-type", 415, "The request body must be application/json.");
         }
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(request.rawBody.toString("utf8"));
-        } catch (err) {
-          throw validationError(`The request body is not valid JSON: ${(err as Error).message}`);
-        }
+        const parsed = parseJsonBody(request.rawBody);
         if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw validationError("The request body must be a JSON object.");
         body = parsed as Record<string, unknown>;
       }
       if (!prepared.validateBody!(body)) throw validationError("The request body is invalid.", fieldErrors(prepared.validateBody!));
     }
-    const query = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
+    // Only declared query parameters reach the operation.
+    const sent = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
+    const query = Object.fromEntries(Object.entries(sent).filter(([name]) => prepared.route.query?.properties[name]));
+    if (prepared.validateQuery && !prepared.validateQuery(query)) throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
     return { params, query, body, headers: request.headers };
   }
 
@@ -153,25 +157,37 @@ export class RestApi {
 
   private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
-    if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) throw rateLimited(3600);
-    const result = await subscribe({
-      schema: this.schema,
-      document: prepared.document!,
-      variableValues: route.variables(input),
-      contextValue: createContext(this.services, request),
-    });
-    if (!(Symbol.asyncIterator in result)) {
-      throwFirstError(result);
-      throw new Error("subscription returned no stream");
+    const variableValues = route.variables(input);
+    // The slot is checked and taken in one synchronous step, so concurrent connects cannot
+    // overshoot the cap.
+    if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) {
+      throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", { headers: { "Retry-After": "3600" } });
     }
-    const iterator = result as AsyncGenerator<ExecutionResult>;
     this.openStreams++;
-    const writer = new SseWriter(res, headers);
-    // The response closes when the client goes away (the request itself closed long ago,
-    // once its body was read).
-    const close = () => void iterator.return?.(undefined);
-    res.once("close", close);
+    let iterator: AsyncGenerator<ExecutionResult> | null = null;
+    let writer: SseWriter | null = null;
+    let open = true;
+    // Everything the stream holds is freed at once: when its client goes away (the response
+    // closes; the request itself closed long ago, once its body was read), possibly while the
+    // stream is still opening, and on every other way out.
+    const free = () => {
+      if (!open) return;
+      open = false;
+      this.openStreams--;
+      res.off("close", free);
+      writer?.close();
+      void iterator?.return?.(undefined);
+    };
+    res.once("close", free);
     try {
+      const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue: createContext(this.services, request) });
+      if (!(Symbol.asyncIterator in result)) {
+        throwFirstError(result);
+        throw new Error("subscription returned no stream");
+      }
+      iterator = result as AsyncGenerator<ExecutionResult>;
+      if (!open) return;
+      writer = new SseWriter(res, headers);
       for await (const item of iterator) {
         if (item.errors?.length) {
           this.services.log(`sse: ${item.errors[0]!.message}`);
@@ -181,15 +197,10 @@ export class RestApi {
         writer.send(frame.id, frame.data);
       }
     } finally {
-      this.openStreams--;
-      res.off("close", close);
-      writer.close();
+      free();
+      // Returning twice is harmless; this one covers a client gone before the stream opened.
+      await iterator?.return?.(undefined);
     }
-  }
-
-  private corsHeaders(request: RequestInfo): Record<string, string> {
-    const origin = request.headers.origin;
-    return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
   }
 
   private sendProblem(res: ServerResponse, err: unknown, headers: Record<string, string>, instance: string): void {
@@ -201,6 +212,12 @@ export class RestApi {
     }
     sendProblem(res, mapped.problem, { ...headers, ...mapped.headers });
   }
+}
+
+/** CORS response headers for a request's Origin (echoed; no credentials). */
+export function corsHeaders(headers: Record<string, string | undefined>): Record<string, string> {
+  const origin = headers.origin;
+  return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
 }
 
 function throwFirstError(result: ExecutionResult): void {

@@ -1,38 +1,113 @@
-// The OpenAPI 3.1 document, generated from the route table (npm run generate writes it to
-// openapi/openapi.json; GET /api/v1/openapi.json serves the same document).
-//
-// OpenAPI 3.1 has no QUERY operation (3.2 adds one), so QUERY routes are described under the
-// path-item extension `x-query`, an Operation Object like any other.
-import { OpenApiBuilder, type OperationObject, type PathItemObject, type ParameterObject } from "openapi3-ts/oas31";
-import type { Route } from "./route.ts";
-import { components } from "./schemas.ts";
+// The OpenAPI 3.2 document, generated from the route table (npm run generate writes it to
+// openapi/openapi.json; GET /api/v1/openapi.json serves the same document). QUERY routes are
+// `query` operations; SSE routes describe each event with `itemSchema`.
+import {
+  OpenApiBuilder,
+  type HeadersObject,
+  type OperationObject,
+  type ParameterObject,
+  type PathItemObject,
+  type ResponsesObject,
+  type SecurityRequirementObject,
+} from "openapi3-ts/oas32";
+import type { Auth, Route } from "./route.ts";
+import { components, type JSONSchema } from "./schemas.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
 
-const AUTH_NOTES: Record<Route["auth"], string> = {
-  public: "Public.",
-  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body.",
-  "site-write": "Site write auth: an allowed Origin, or X-Service-Timestamp + X-Service-Signature (HMAC) for sites with a secret. Author proof in the body.",
-  operator: "Operator: Authorization: Bearer <operator token>.",
+/**
+ * Descriptions of the tags routes use; the document lists the tags in use (one missing here
+ * is listed without a description, which test/integration/generated.test.ts refuses).
+ */
+const TAGS: Record<string, string> = {
+  Meta: "Service health, proof-of-work challenges and this document.",
+  Sites: "Site registration, origin verification, secrets and retirement.",
+  Comments: "Reading, writing and following a page's comments.",
+  Reactions: "Visitor reactions (Matrix annotations) on comments.",
+  Polls: "Visitor polls (MSC3381) and votes; a poll is listed as a comment.",
+  Locations: "Shared locations (MSC3488); a location is listed as a comment.",
+  Rooms: "A page's Matrix room: its metadata, moderators and the site and page roles.",
+  Visitors: "Visitor profiles, avatars and media uploads.",
+  Stickers: "A site's sticker packs.",
+  Governance: "Site and page roles, claims and room upgrades.",
+  Operator: "Operator administration (operator token).",
 };
 
-const STATUS_TEXT: Record<number, string> = { 400: "Invalid request", 403: "Not authorized", 404: "Not found", 409: "Conflict", 410: "Gone", 415: "Unsupported media type", 429: "Rate limited", 500: "Server error", 503: "Unavailable" };
+const SECURITY_SCHEMES = {
+  operatorToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator token (`security.operator_token`). Operator routes refuse requests without it with 403 invalid-operator-token (never 401).",
+  },
+  claimToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Claim-Token",
+    description: "The site's claim token, returned once by site registration; proves site ownership.",
+  },
+  requestTimestamp: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Timestamp",
+    description: "HMAC request signature, part 1: Unix time in whole seconds (decimal), within ±5 minutes of the service's clock. Always sent together with X-Service-Signature.",
+  },
+  requestSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Signature",
+    description:
+      'HMAC request signature, part 2: lowercase hex HMAC-SHA256 keyed with the site secret over `timestamp + "\\n" + METHOD + "\\n" + target + "\\n" + sha256_hex(raw body)`, where target is the path plus `?query` as sent.',
+  },
+} as const;
+
+/** The empty requirement `{}` is the no-credential alternative (an allowed browser Origin). */
+const SECURITY: Record<Auth, SecurityRequirementObject[]> = {
+  public: [],
+  "author-proof": [],
+  "site-write": [{}, { requestTimestamp: [], requestSignature: [] }],
+  operator: [{ operatorToken: [] }],
+  claim: [{ claimToken: [] }],
+};
+
+const AUTH_NOTES: Record<Auth, string> = {
+  public: "Public.",
+  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body.",
+  "site-write":
+    "Site write auth: either no credential, with an `Origin` that is one of the site's allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require. Author proof in the body.",
+  operator: "Operator: Authorization: Bearer <operator token>.",
+  claim: "Claim: X-Service-Claim-Token: <the site's claim token>.",
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Invalid request",
+  403: "Not authorized",
+  404: "Not found",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content too large",
+  415: "Unsupported media type",
+  429: "Rate limited",
+  500: "Server error",
+  503: "Unavailable",
+};
 
 export function buildOpenApi(routes: Route[], version: string): Record<string, unknown> {
   const builder = OpenApiBuilder.create()
-    .addOpenApiVersion("3.1.0")
+    .addOpenApiVersion("3.2.0")
     .addTitle("Matrix comment service")
     .addVersion(version)
     .addDescription(
-      "Backend-only comment service backed by a Matrix homeserver. Visitor writes carry an Ed25519 author proof and a proof-of-work answer and are queued (202); reads use the QUERY method (see x-query) and come from a projected read model; live updates are SSE. Every error is RFC 9457 problem details with a stable `code`; problem `type` URIs are " +
+      "Backend-only comment service backed by a Matrix homeserver. Visitor writes carry an Ed25519 author proof and a proof-of-work answer and are queued (202); reads use the QUERY method with a JSON body and come from a projected read model; live updates are SSE. Every error is RFC 9457 problem details (`application/problem+json`) with a stable `code`; problem `type` URIs are " +
         PROBLEM_TYPE_BASE +
-        "<code>.",
-    );
+        "<code>. The API never answers 401.",
+    )
+    .addServer({ url: "/", description: "The service that serves this document." });
   for (const [name, schema] of Object.entries(components)) builder.addSchema(name, schema as never);
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurityScheme(name, scheme);
+  for (const tag of new Set(routes.map((r) => r.tag))) builder.addTag({ name: tag, ...(TAGS[tag] ? { description: TAGS[tag] } : {}) });
   const paths = new Map<string, PathItemObject>();
   for (const route of routes) {
     const item = paths.get(route.path) ?? {};
-    const key = route.method === "QUERY" ? "x-query" : (route.method.toLowerCase() as "get");
-    (item as Record<string, unknown>)[key] = operation(route);
+    item[route.method.toLowerCase() as "get"] = operation(route);
     paths.set(route.path, item);
   }
   for (const [path, item] of paths) builder.addPath(path, item);
@@ -40,13 +115,17 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
 }
 
 function operation(route: Route): OperationObject {
-  const parameters: ParameterObject[] = Object.entries(route.params ?? {}).map(([name, schema]) => ({
+  const parameter = (where: "path" | "query", name: string, schema: JSONSchema, required: boolean): ParameterObject => ({
     name,
-    in: "path",
-    required: true,
+    in: where,
+    required,
     description: schema.description as string | undefined,
     schema: { ...schema, description: undefined } as never,
-  }));
+  });
+  const parameters = [
+    ...Object.entries(route.params ?? {}).map(([name, schema]) => parameter("path", name, schema, true)),
+    ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) => parameter("query", name, schema, route.query!.required.includes(name))),
+  ];
   if (route.idempotencyKey) {
     parameters.push({
       name: "Idempotency-Key",
@@ -59,32 +138,74 @@ function operation(route: Route): OperationObject {
   if (route.kind === "stream") {
     parameters.push({ name: "Last-Event-ID", in: "header", required: false, description: "Resume after this event id.", schema: { type: "string" } });
   }
-  const responses: OperationObject["responses"] = {};
-  for (const [status, response] of Object.entries(route.responses)) {
-    const headers = route.method === "QUERY" ? { "Accept-Query": { schema: { type: "string" }, description: "application/json" } } : undefined;
-    responses[status] = {
-      description: response.description,
-      ...(headers ? { headers } : {}),
-      ...(response.schema ? { content: { [response.contentType ?? "application/json"]: { schema: response.schema as never } } } : {}),
-    };
-  }
-  for (const [status, codes] of Object.entries(route.problems)) {
-    responses[status] = {
-      description: `${STATUS_TEXT[Number(status)] ?? "Error"}: ${codes.join(", ")}.`,
-      "x-problem-codes": codes,
-      ...(Number(status) === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds: the budget's fixed window." } } } : {}),
-      content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
-    };
-  }
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: [AUTH_NOTES[route.auth], route.description].filter(Boolean).join("\n\n"),
     tags: [route.tag],
+    security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? { requestBody: { required: !route.body.optional, content: { "application/json": { schema: route.body.schema as never } } } }
       : {}),
-    responses,
+    responses: { ...successResponses(route), ...problemResponses(route) },
   };
+}
+
+function successResponses(route: Route): ResponsesObject {
+  const responses: ResponsesObject = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const headers: HeadersObject = {};
+    for (const [name, description] of Object.entries(response.headers ?? {})) headers[name] = { description, schema: { type: "string" } };
+    if (route.method === "QUERY") headers["Accept-Query"] = { description: "application/json", schema: { type: "string" } };
+    if (route.idempotencyKey) headers["Idempotent-Replayed"] = { description: "`true` when this is the replay of an earlier identical request.", schema: { const: "true" } };
+    const contentType = response.contentType ?? "application/json";
+    // An event stream is described per event: each `data:` is the schema's JSON.
+    const media =
+      contentType === "text/event-stream"
+        ? { itemSchema: { type: "object", required: ["data"], properties: { id: { type: "string" }, data: { type: "string", contentMediaType: "application/json", contentSchema: response.schema } } } }
+        : { schema: response.schema };
+    responses[status] = {
+      description: response.description,
+      ...(Object.keys(headers).length ? { headers } : {}),
+      ...(response.schema ? { content: { [contentType]: media as never } } : {}),
+    };
+  }
+  return responses;
+}
+
+/**
+ * The route's own problem codes plus those the adapter (src/rest/api.ts) and the HTTP server
+ * produce for every route, or for every route with the feature: bodies, idempotency keys,
+ * rate limits, streams, auth.
+ */
+function problemResponses(route: Route): ResponsesObject {
+  const codes = new Map<number, Set<string>>();
+  const add = (status: number, ...names: string[]) => names.forEach((name) => (codes.get(status) ?? codes.set(status, new Set()).get(status)!).add(name));
+  for (const [status, names] of Object.entries(route.problems)) add(Number(status), ...names);
+  if (route.body) add(415, "unsupported-media-type");
+  if (route.idempotencyKey) add(400, "idempotency-key-required", "invalid-idempotency-key");
+  if (route.rateLimit || route.kind === "stream") add(429, "rate-limited");
+  if (route.auth === "operator") add(403, "invalid-operator-token");
+  if (route.auth === "site-write") {
+    add(403, "origin-not-allowed", "signature-required", "invalid-request-signature");
+    add(404, "site-not-found");
+    add(410, "site-retired");
+  }
+  // Whatever the route: a badly percent-encoded target, parameters or body are refused, every
+  // request body is read under a size cap, and any failure can be unexpected.
+  add(400, "validation-error");
+  add(413, "payload-too-large");
+  add(500, "internal-error");
+  const responses: ResponsesObject = {};
+  for (const [status, set] of codes) {
+    const names = [...set];
+    responses[status] = {
+      description: `${STATUS_TEXT[status] ?? "Error"}: ${names.join(", ")}.`,
+      "x-problem-codes": names,
+      ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the budget admits a request again." } } } : {}),
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
+  return responses;
 }

@@ -12,9 +12,11 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
  *   which knows the operation's signature array);
  * - site-write: author-proof plus the site's write auth (allowed Origin or HMAC headers),
  *   checked by the adapter against {site_id};
- * - operator: the operator bearer token.
+ * - operator: the operator bearer token;
+ * - claim: the site's claim token (X-Service-Claim-Token) for {site_id}; the adapter does not
+ *   check it, the route's operation must.
  */
-export type Auth = "public" | "author-proof" | "site-write" | "operator";
+export type Auth = "public" | "author-proof" | "site-write" | "operator" | "claim";
 
 export interface RouteInput {
   params: Record<string, string>;
@@ -41,6 +43,8 @@ interface RouteBase {
   rateLimit?: RateLimitName;
   /** Path parameter schemas. */
   params?: Record<string, JSONSchema & { description?: string }>;
+  /** Query parameter schemas; `required` lists the ones that must be present. */
+  query?: { properties: Record<string, JSONSchema & { description?: string }>; required: string[] };
   /** JSON request body: its schema, and whether it may be omitted. */
   body?: { schema: JSONSchema; optional: boolean };
   /** Whether the Idempotency-Key header is required. */

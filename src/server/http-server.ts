@@ -5,33 +5,27 @@ import type { GraphQLSchema } from "graphql";
 import type { RequestInfo } from "../domain/request.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { handleAppservice } from "../projection/appservice-endpoint.ts";
-import { RestApi, requireOperator, sendProblem } from "../rest/api.ts";
-import { problem, toProblem } from "../rest/problem.ts";
+import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.ts";
+import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
+import { readBody, type Refusal } from "./request-body.ts";
 import type { Services } from "./services.ts";
 
 /** Request bodies above this are refused (comments are text; media uploads come later). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-class BodyTooLarge extends Error {}
+/** What the homeserver may push in one transaction: up to 100 events of up to 64 KiB, plus ephemeral data. */
+export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyTooLarge());
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
+function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
+  const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
+  return { status: 413, headers: { ...corsHeaders(headers), "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff" }, body: JSON.stringify(body) };
+}
+
+/** The appservice API answers in Matrix's error format. */
+function matrixTooLarge(limit: number): Refusal {
+  return { status: 413, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ errcode: "M_TOO_LARGE", error: `Transactions are limited to ${limit} bytes.` }) };
 }
 
 function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefined> {
@@ -62,14 +56,11 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       else await graphql.sse(req, res);
       return;
     }
-    let rawBody: Buffer;
-    try {
-      rawBody = await readBody(req);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) sendProblem(res, problem("payload-too-large", 413, `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`), { Connection: "close" });
-      return;
-    }
-    if (path.startsWith("/_matrix/app/")) {
+    const appservice = path.startsWith("/_matrix/app/");
+    const limit = appservice ? APPSERVICE_MAX_BODY_BYTES : MAX_BODY_BYTES;
+    const rawBody = await readBody(req, res, limit, () => (appservice ? matrixTooLarge(limit) : problemTooLarge(limit, path, headers)));
+    if (!rawBody) return;
+    if (appservice) {
       await handleAppservice(services, req, res, target, rawBody);
       return;
     }

@@ -12,7 +12,9 @@ import { Homeserver } from "../matrix/homeserver.ts";
 import { MatrixNames } from "../matrix/names.ts";
 import { Provisioner } from "../matrix/provisioning.ts";
 import { Projector } from "../projection/projector.ts";
-import { commentPostHandler } from "../queue/comment-post.ts";
+import { submissionPerformer } from "../queue/perform.ts";
+import { WritePipeline } from "../writes/pipeline.ts";
+import * as operations from "../writes/operations/index.ts";
 import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
@@ -27,6 +29,7 @@ export interface Services {
   challenges: Challenges;
   idempotency: IdempotencyStore;
   comments: Comments;
+  writes: WritePipeline;
   health: Health;
   projector: Projector;
   pageEvents: PageEvents;
@@ -45,11 +48,13 @@ export async function createServices(config: Config, log: (message: string) => v
   const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
   const idempotency = new IdempotencyStore(db);
   const live = new LiveEvents();
-  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion);
-  const worker = new QueueWorker(db, { "comment.post": commentPostHandler(db, homeserver, provisioner) }, { ...config.queue, log });
   const liveEventPoller = new LiveEventPoller(db, live, log);
   const projector = new Projector(db, names, () => liveEventPoller.poll());
-  const comments = new Comments(db, sites, challenges, idempotency, () => worker.wake());
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId));
+  const perform = submissionPerformer(db, homeserver, provisioner);
+  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
+  const comments = new Comments(db, sites);
+  const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake());
   return {
     config,
     db,
@@ -59,6 +64,7 @@ export async function createServices(config: Config, log: (message: string) => v
     challenges,
     idempotency,
     comments,
+    writes,
     health: new Health(db, homeserver, () => worker.isRunning),
     projector,
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),

@@ -15,6 +15,11 @@ export class LiveEvents {
     this.emitter.emit(pageChannel(siteId, pageSlug));
   }
 
+  /** Listeners subscribed over all pages (each open stream holds one). */
+  get listenerCount(): number {
+    return this.emitter.eventNames().reduce((sum, channel) => sum + this.emitter.listenerCount(channel), 0);
+  }
+
   /** Calls `listener` on every publish for the page; returns the unsubscribe function. */
   subscribe(siteId: string, pageSlug: string, listener: () => void): () => void {
     const channel = pageChannel(siteId, pageSlug);

@@ -9,7 +9,8 @@ const BATCH = 100;
 export class PageEvents {
   constructor(
     private readonly db: Db,
-    private readonly live: LiveEvents,
+    /** The fan-out; its listener count shows whether closed streams let go of it. */
+    readonly live: LiveEvents,
     /** The page's current typing state, sent first on every connect. */
     private readonly typingSnapshot: (siteId: string, pageSlug: string) => Promise<Record<string, unknown>>,
   ) {}
@@ -19,15 +20,21 @@ export class PageEvents {
     const stream = new PageStream(this.db, siteId, pageSlug);
     // Subscribe before reading the cursor so nothing published in between is missed.
     stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
-    if (after !== null) stream.cursor = after;
-    else {
-      const latest = await this.db.liveEvent.findFirst({ where: { siteId, pageSlug }, orderBy: { id: "desc" }, select: { id: true } });
-      stream.cursor = latest?.id ?? 0;
+    try {
+      if (after !== null) stream.cursor = after;
+      else {
+        const latest = await this.db.liveEvent.findFirst({ where: { siteId, pageSlug }, orderBy: { id: "desc" }, select: { id: true } });
+        stream.cursor = latest?.id ?? 0;
+      }
+      // The snapshot carries the cursor as its id, so resuming from it loses nothing.
+      const snapshot = await this.typingSnapshot(siteId, pageSlug);
+      stream.push({ id: stream.cursor, siteId, pageSlug, type: "ephemeral", eventId: null, payload: JSON.stringify(snapshot), createdAt: new Date() });
+      return stream;
+    } catch (err) {
+      // No one will ever return a stream that failed to open.
+      await stream.return();
+      throw err;
     }
-    // The snapshot carries the cursor as its id, so resuming from it loses nothing.
-    const snapshot = await this.typingSnapshot(siteId, pageSlug);
-    stream.push({ id: stream.cursor, siteId, pageSlug, type: "ephemeral", eventId: null, payload: JSON.stringify(snapshot), createdAt: new Date() });
-    return stream;
   }
 }
 

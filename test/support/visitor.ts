@@ -49,6 +49,21 @@ export class Visitor {
     };
   }
 
+  /** The author proof over the array `signed` builds from a fresh challenge prefix. */
+  async proof(signed: (challenge: string) => readonly unknown[]) {
+    const { challenge, response } = await this.challenge();
+    return { author_public_key: this.key, author_signature: this.sign(signed(challenge)), challenge_response: response };
+  }
+
+  /** Any write: method, path, JSON body, the visitor's Origin. */
+  async send(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...(this.origin ? { origin: this.origin } : {}), ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  }
+
   async post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
     return fetch(`${this.baseUrl}${path}`, {
       method: "POST",

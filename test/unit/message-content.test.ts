@@ -1,6 +1,6 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isCommentEvent, messageContent, proofOf, relationsOf, type RoomEvent } from "../../src/projection/message-content.ts";
+import { eventRelation, isCommentEvent, malformation, messageContent, proofOf, reactionKey, relationsOf, type RoomEvent } from "../../src/projection/message-content.ts";
 
 const event = (content: Record<string, unknown>, type = "m.room.message", extra: Partial<RoomEvent> = {}): RoomEvent => ({
   event_id: "$e:localhost",
@@ -99,6 +99,62 @@ describe("messageContent", () => {
     );
   });
 
+  test("m.location prefers the MSC3488 location block over geo_uri and body", () => {
+    const block = { uri: "geo:51.5,-0.12;u=20", description: "London" };
+    for (const key of ["m.location", "org.matrix.msc3488.location"]) {
+      assert.deepEqual(messageContent(event({ msgtype: "m.location", body: "Location: geo:0,0", geo_uri: "geo:0,0", [key]: block })), {
+        type: "location",
+        geo_uri: "geo:51.5,-0.12;u=20",
+        description: "London",
+        thumbnail_url: null,
+      });
+    }
+    const uriOnly = messageContent(event({ msgtype: "m.location", body: "fallback", geo_uri: "geo:0,0", "m.location": { uri: "geo:1,2" } }));
+    assert.deepEqual([uriOnly.geo_uri, uriOnly.description], ["geo:1,2", "fallback"]);
+  });
+
+  const pollBody = { type: "poll", question: "Tea or coffee?", options: [{ id: "0", text: "Tea" }, { id: "1", text: "Coffee" }], responses: [{ option_index: 0, count: 0 }, { option_index: 1, count: 0 }] };
+
+  test("a poll as the service sends it (m.room.message, MSC3381 msgtype and block)", () => {
+    const content = {
+      msgtype: "org.matrix.msc3381.poll.start",
+      body: "Tea or coffee?\n1. Tea\n2. Coffee",
+      "org.matrix.msc3381.poll.start": {
+        question: { "org.matrix.msc1767.text": "Tea or coffee?", body: "Tea or coffee?", msgtype: "m.text" },
+        kind: "org.matrix.msc3381.poll.disclosed",
+        max_selections: 1,
+        answers: [{ id: "0", "org.matrix.msc1767.text": "Tea" }, { id: "1", "org.matrix.msc1767.text": "Coffee" }],
+      },
+      "service.proof": proof,
+    };
+    assert.deepEqual(messageContent(event(content)), pollBody);
+    assert.equal(isCommentEvent(event(content)), true);
+  });
+
+  test("native poll start events: unstable and stable (m.poll) shapes", () => {
+    const unstable = {
+      "org.matrix.msc3381.poll.start": {
+        question: { "org.matrix.msc1767.text": "Tea or coffee?" },
+        answers: [{ id: "0", "org.matrix.msc1767.text": "Tea" }, { id: "1", "org.matrix.msc1767.text": "Coffee" }],
+      },
+    };
+    assert.deepEqual(messageContent(event(unstable, "org.matrix.msc3381.poll.start")), pollBody);
+    const stable = {
+      "m.poll": {
+        question: { "m.text": [{ mimetype: "text/html", body: "<b>Tea or coffee?</b>" }, { body: "Tea or coffee?" }] },
+        max_selections: 1,
+        answers: [{ "m.id": "0", "m.text": [{ body: "Tea" }] }, { "m.id": "1", "m.text": [{ body: "Coffee" }] }],
+      },
+    };
+    assert.deepEqual(messageContent(event(stable, "m.poll.start")), pollBody);
+    assert.equal(isCommentEvent(event(stable, "m.poll.start")), true);
+  });
+
+  test("a poll without a question or answers is unknown content", () => {
+    const content = { msgtype: "org.matrix.msc3381.poll.start", body: "broken", "org.matrix.msc3381.poll.start": { answers: [] } };
+    assert.equal(messageContent(event(content)).type, "unknown");
+  });
+
   test("m.room.encrypted", () => {
     assert.deepEqual(
       messageContent(event({ algorithm: "m.megolm.v1.aes-sha2", sender_key: "curve", ciphertext: "xyz" }, "m.room.encrypted")),
@@ -144,6 +200,44 @@ describe("relationsOf", () => {
   });
 });
 
+describe("eventRelation (how the event store indexes an event)", () => {
+  test("edits, reactions, references and threads", () => {
+    for (const relType of ["m.replace", "m.annotation", "m.reference", "m.thread"]) {
+      assert.deepEqual(eventRelation({ type: "m.room.message", content: { "m.relates_to": { rel_type: relType, event_id: "$t" } } }), { relType, relatesTo: "$t" });
+    }
+  });
+  test("redactions: `redacts` in content (room v11+) or at the top level (older rooms)", () => {
+    assert.deepEqual(eventRelation({ type: "m.room.redaction", content: { redacts: "$a" } }), { relType: "m.redaction", relatesTo: "$a" });
+    assert.deepEqual(eventRelation({ type: "m.room.redaction", content: {}, redacts: "$b" }), { relType: "m.redaction", relatesTo: "$b" });
+    assert.equal(eventRelation({ type: "m.room.redaction", content: {} }), null);
+  });
+  test("plain replies, unknown relation types and malformed content relate to nothing", () => {
+    assert.equal(eventRelation({ type: "m.room.message", content: { "m.relates_to": { "m.in_reply_to": { event_id: "$p" } } } }), null);
+    assert.equal(eventRelation({ type: "m.room.message", content: { "m.relates_to": { rel_type: "org.example", event_id: "$p" } } }), null);
+    assert.equal(eventRelation({ type: "m.room.message", content: { "m.relates_to": { rel_type: "m.replace", event_id: 5 } } }), null);
+    assert.equal(eventRelation({ type: "m.room.message", content: null as never }), null);
+  });
+  test("reactionKey reads an m.annotation's key", () => {
+    assert.equal(reactionKey(event({ "m.relates_to": { rel_type: "m.annotation", event_id: "$t", key: "👍" } }, "m.reaction")), "👍");
+    assert.equal(reactionKey(event({ "m.relates_to": { rel_type: "m.annotation", event_id: "$t" } }, "m.reaction")), null);
+    assert.equal(reactionKey(event({ "m.relates_to": { rel_type: "m.annotation", event_id: "$t", key: "👍" } })), null);
+  });
+});
+
+describe("malformation", () => {
+  test("sound events have none", () => {
+    assert.equal(malformation(event({ msgtype: "m.text", body: "x" })), null);
+    assert.equal(malformation(event({ membership: "join" }, "m.room.member", { state_key: "@a:l" })), null);
+  });
+  test("names what makes an event unprojectable", () => {
+    assert.equal(malformation(event(null as never)), "content is not an object");
+    assert.equal(malformation(event({}, "m.room.message", { origin_server_ts: "soon" as never })), "origin_server_ts is not a timestamp");
+    assert.equal(malformation(event({}, "m.room.message", { sender: 5 as never })), "sender is not a string");
+    assert.equal(malformation(event({}, 7 as never)), "type is not a string");
+    assert.equal(malformation(event({}, "m.room.member", { state_key: 1 as never })), "state_key is not a string");
+  });
+});
+
 describe("proofOf", () => {
   test("accepts a well-formed block", () => {
     assert.deepEqual(proofOf({ body: "Hello", "service.proof": proof }), proof);
@@ -168,6 +262,9 @@ describe("isCommentEvent", () => {
     assert.equal(isCommentEvent(event({ msgtype: "m.text", body: "x" })), true);
     assert.equal(isCommentEvent(event({}, "m.sticker")), true);
     assert.equal(isCommentEvent(event({}, "m.room.encrypted")), true);
+  });
+  test("edits are not comments", () => {
+    assert.equal(isCommentEvent(event({ msgtype: "m.text", body: "* x", "m.new_content": { msgtype: "m.text", body: "x" }, "m.relates_to": { rel_type: "m.replace", event_id: "$o" } })), false);
   });
   test("state events and other types are not", () => {
     assert.equal(isCommentEvent(event({}, "m.room.message", { state_key: "" })), false);

@@ -1,6 +1,8 @@
 // Message: a projected comment, in the shape the public API returns.
 import { builder } from "../builder.ts";
 import { MAX_PER_PAGE } from "../../domain/pagination.ts";
+import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
+import { shownProfile } from "../../projection/members.ts";
 
 interface AuthorShape {
   type: string;
@@ -20,7 +22,7 @@ const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement(
   }),
 });
 
-const ReactionSummary = builder.objectRef<{ key: string; count: number; mine: boolean }>("ReactionSummary").implement({
+const ReactionSummary = builder.objectRef<Summary>("ReactionSummary").implement({
   fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
 });
 
@@ -43,23 +45,19 @@ export const Message = builder.prismaObject("Comment", {
     author: t.field({
       type: MessageAuthor,
       resolve: async (c, _args, ctx) => {
-        // The current joined profile wins; the one captured at projection is the fallback
-        // once the author has left the room.
         const member = await ctx.profiles.load(`${c.roomId}\u0000${c.sender}`);
-        const profile = member?.membership === "join" ? member : c;
         return {
           type: c.authorType,
           publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
           mxid: c.authorType === "matrix" ? c.sender : null,
-          displayName: profile.displayName,
-          avatarUrl: profile.avatarUrl,
+          ...shownProfile(member, c),
         };
       },
     }),
     reactions: t.field({
       type: [ReactionSummary],
-      description: "Reaction counts per key (the service does not project reactions yet, so this is empty).",
-      resolve: () => [],
+      description: "Per key, the number of distinct reacting users, in the order of each key's first reaction. `mine` is set only on personalized reads.",
+      resolve: async (c, _args, ctx) => reactionSummaries(await ctx.reactions.load(c.eventId), ctx.viewerUserId),
     }),
   }),
 });
@@ -100,6 +98,7 @@ builder.queryField("comments", (t) =>
         authorPublicKey: args.authorPublicKey ?? null,
         authorSignature: args.authorSignature ?? null,
       });
+      ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
       return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
   }),

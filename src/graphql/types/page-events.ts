@@ -19,7 +19,8 @@ const PageEvent = builder.prismaObject("LiveEvent", {
     payload: t.field({
       type: "JSON",
       nullable: true,
-      description: "The payload of events that are not a full message.",
+      description:
+        "The payload of events that are not a full message: message_deleted {event_id, submission_id?}, message_annotations_changed {event_id, reactions, poll_responses?}, ephemeral {kind, ...}.",
       resolve: (event) => (event.payload === null ? null : JSON.parse(event.payload)),
     }),
   }),

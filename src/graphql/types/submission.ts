@@ -1,4 +1,4 @@
-// Visitor writes: they enqueue a submission and answer with its id.
+// Queued visitor writes: the answer to a write, and the queue rows for dashboards.
 import { builder } from "../builder.ts";
 
 export const SubmissionAccepted = builder.simpleObject("SubmissionAccepted", {
@@ -30,41 +30,5 @@ builder.queryField("submission", (t) =>
     nullable: true,
     args: { id: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.db.submission.findUnique({ ...query, where: { id: args.id } }),
-  }),
-);
-
-const PostCommentInput = builder.inputType("PostCommentInput", {
-  fields: (t) => ({
-    siteId: t.string({ required: true }),
-    pageSlug: t.string({ required: true }),
-    content: t.string(),
-    media: t.field({ type: "JSON" }),
-    displayName: t.string(),
-    replyTo: t.string(),
-    threadRoot: t.string(),
-    authorPublicKey: t.string({ required: true }),
-    authorSignature: t.string({ required: true }),
-    challengeResponse: t.string({ required: true }),
-  }),
-});
-
-builder.mutationField("postComment", (t) =>
-  t.field({
-    type: SubmissionAccepted,
-    description: "Queues a visitor comment (site write auth, author proof and proof of work required).",
-    args: { input: t.arg({ type: PostCommentInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      ctx.services.comments.post(
-        {
-          ...input,
-          content: input.content ?? null,
-          media: input.media ?? null,
-          displayName: input.displayName ?? null,
-          replyTo: input.replyTo ?? null,
-          threadRoot: input.threadRoot ?? null,
-        },
-        ctx.request,
-        ctx.idempotency,
-      ),
   }),
 );

@@ -1,6 +1,7 @@
 // Comment routes: the list read and the visitor writes on comments.
 import type { OperationRoute } from "../route.ts";
-import { ref, requestBodies } from "../schemas.ts";
+import { pathParams, ref, requestBodies } from "../schemas.ts";
+import { visitorWriteRoute } from "./visitor-write.ts";
 import { toWireMessage } from "../wire.ts";
 import { MESSAGE_FIELDS, pagePath, pageVariables } from "./shared.ts";
 
@@ -36,46 +37,96 @@ export const listComments: OperationRoute = {
   problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
 
-export const postComment: OperationRoute = {
-  kind: "operation",
+const postProblems = { 404: ["comment-not-found"], 409: ["comment-redacted"] };
+const commentPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments";
+const commentParams = { ...pagePath, comment_id: pathParams.comment_id };
+
+export const postComment = visitorWriteRoute({
   operationId: "postComment",
   method: "POST",
-  path: "/api/v1/sites/{site_id}/pages/{page_slug}/comments",
+  path: commentPath,
   tag: "Comments",
   summary: "Submit a comment; it is queued and later appears with the same submission_id.",
   description:
-    'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]. The 202 means the submission is durably stored, not yet in Matrix.',
+    'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]. reply_to and thread_root must be live comments of this page; a thread_root must not itself be inside a thread. Text is 1-10000 grapheme clusters; since the event carries it twice (message and signed proof block) and the homeserver caps events at 65,536 bytes, at most about 31,700 bytes of UTF-8 fit (longer: 400 validation-error on content).',
   auth: "site-write",
-  rateLimit: "commentWrite",
+  mutation: "postComment",
+  answer: "submission",
   idempotencyKey: true,
   params: pagePath,
-  body: { schema: requestBodies.postComment, optional: false },
-  document: `mutation PostComment($input: PostCommentInput!) { postComment(input: $input) { submission_id: submissionId replayed } }`,
-  variables: (input) => ({
-    input: {
-      ...pageVariables(input),
-      content: input.body.content ?? null,
-      media: input.body.media ?? null,
-      displayName: input.body.display_name ?? null,
-      replyTo: input.body.reply_to ?? null,
-      threadRoot: input.body.thread_root ?? null,
-      authorPublicKey: input.body.author_public_key,
-      authorSignature: input.body.author_signature,
-      challengeResponse: input.body.challenge_response,
-    },
-  }),
-  respond: (data) => ({
-    status: 202,
-    body: { submission_id: data.postComment.submission_id },
-    headers: data.postComment.replayed ? { "Idempotent-Replayed": "true" } : undefined,
-  }),
-  responses: { 202: { description: "Queued (or the replay of an earlier identical request).", schema: ref("SubmissionAccepted") } },
-  problems: {
-    400: ["validation-error", "idempotency-key-required", "invalid-idempotency-key"],
-    403: ["origin-not-allowed", "signature-required", "invalid-request-signature", "invalid-signature", "invalid-PoW"],
-    404: ["site-not-found", "comment-not-found"],
-    409: ["idempotency-key-reused", "comment-redacted"],
-    410: ["site-retired"],
-    429: ["rate-limited"],
-  },
-};
+  body: requestBodies.postComment,
+  problems: postProblems,
+});
+
+const editDescription =
+  'Only the visitor key that wrote the comment may edit it (403 not-author; a Matrix account\'s comment: 403 not-manageable); only text comments (409 not-editable); not a deleted one (409 comment-redacted). Signature array: ["EDIT_COMMENT", site_id, page_slug, comment_id, content, challenge, 1] with comment_id decoded. Sent as an m.replace edit; about 21,000 bytes of UTF-8 fit (the edit carries the text three times). Use the same path form for all retries of one Idempotency-Key.';
+const editProblems = { 403: ["not-author", "not-manageable"], 404: ["comment-not-found"], 409: ["comment-redacted", "not-editable"] };
+
+export const editComment = visitorWriteRoute({
+  operationId: "editComment",
+  method: "PATCH",
+  path: `${commentPath}/{comment_id}`,
+  tag: "Comments",
+  summary: "Edit your comment (queued).",
+  description: editDescription,
+  auth: "site-write",
+  mutation: "editComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: commentParams,
+  body: requestBodies.editComment,
+  problems: editProblems,
+});
+
+export const editCommentByBody = visitorWriteRoute({
+  operationId: "editCommentByBody",
+  method: "PATCH",
+  path: commentPath,
+  tag: "Comments",
+  summary: "Edit your comment, comment_id in the body (alternate form).",
+  description: editDescription,
+  auth: "site-write",
+  mutation: "editComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  body: requestBodies.editCommentByBody,
+  problems: editProblems,
+});
+
+const deleteDescription =
+  'Redacts the comment as the visitor: only the key that wrote it (403 not-author; a Matrix account\'s comment: 403 not-manageable). The body carries only the author proof; signature array ["DELETE_COMMENT", site_id, page_slug, comment_id, challenge, 1] with comment_id decoded. The list then shows a tombstone (status redacted) and SSE sends message_deleted with this submission_id.';
+const deleteProblems = { 403: ["not-author", "not-manageable"], 404: ["comment-not-found"], 409: ["comment-redacted"] };
+
+export const deleteComment = visitorWriteRoute({
+  operationId: "deleteComment",
+  method: "DELETE",
+  path: `${commentPath}/{comment_id}`,
+  tag: "Comments",
+  summary: "Delete your comment (queued redaction).",
+  description: deleteDescription,
+  auth: "site-write",
+  mutation: "deleteComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: commentParams,
+  body: requestBodies.deleteComment,
+  problems: deleteProblems,
+});
+
+export const deleteCommentByQuery = visitorWriteRoute({
+  operationId: "deleteCommentByQuery",
+  method: "DELETE",
+  path: commentPath,
+  tag: "Comments",
+  summary: "Delete your comment, ?comment_id= (alternate form).",
+  description: deleteDescription,
+  auth: "site-write",
+  mutation: "deleteComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  query: { properties: { comment_id: pathParams.comment_id }, required: ["comment_id"] },
+  body: requestBodies.deleteComment,
+  problems: deleteProblems,
+});

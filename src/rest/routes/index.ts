@@ -4,9 +4,22 @@
 import type { Route } from "../route.ts";
 import { challenge, health, openapiDocument } from "./meta.ts";
 import { registerSite } from "./sites.ts";
-import { listComments, postComment } from "./comments.ts";
+import { deleteComment, deleteCommentByQuery, editComment, editCommentByBody, listComments, postComment } from "./comments.ts";
+import { react, unreact } from "./reactions.ts";
+import { createPoll, vote } from "./polls.ts";
+import { postLocation } from "./locations.ts";
 import { pageEvents } from "./live.ts";
+import { getPageModerators, getPageRoles, getRoom, getSiteRoles } from "./rooms.ts";
 
 export function buildRoutes(document: () => unknown): Route[] {
-  return [health, challenge, openapiDocument(document), registerSite, listComments, postComment, pageEvents];
+  return [
+    ...[health, challenge, openapiDocument(document)],
+    registerSite,
+    ...[listComments, postComment, editComment, editCommentByBody, deleteComment, deleteCommentByQuery],
+    ...[react, unreact],
+    ...[createPoll, vote],
+    postLocation,
+    pageEvents,
+    ...[getRoom, getPageModerators, getPageRoles, getSiteRoles],
+  ];
 }

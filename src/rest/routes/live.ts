@@ -1,8 +1,22 @@
 // The live event stream of a page (SSE).
+import { validationError } from "../../domain/errors.ts";
 import type { StreamRoute } from "../route.ts";
 import { ref } from "../schemas.ts";
 import { toWireMessage } from "../wire.ts";
 import { MESSAGE_FIELDS, pagePath, pageVariables } from "./shared.ts";
+
+/** Event ids travel as GraphQL Int. */
+const MAX_EVENT_ID = 2 ** 31 - 1;
+
+/** The resume cursor; absent means only new events. */
+function lastEventId(header: string | undefined): number | null {
+  if (header === undefined) return null;
+  const id = /^\d{1,10}$/.test(header) ? Number(header) : NaN;
+  if (!(id <= MAX_EVENT_ID)) {
+    throw validationError("Invalid Last-Event-ID.", [{ field: "Last-Event-ID", message: `must be a decimal integer 0-${MAX_EVENT_ID}` }]);
+  }
+  return id;
+}
 
 export const pageEvents: StreamRoute = {
   kind: "stream",
@@ -12,21 +26,18 @@ export const pageEvents: StreamRoute = {
   tag: "Comments",
   summary: "Live events of a page as server-sent events.",
   description:
-    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. The first message is an `ephemeral` typing snapshot. A comment line is sent as keep-alive at least every 25 s.',
+    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. The first message is an `ephemeral` typing snapshot. A comment line is sent as keep-alive at least every 25 s. A Last-Event-ID that is not a decimal integer 0-2147483647 is 400 validation-error. Over the instance\'s open-stream cap a connect is 429 rate-limited; a client that leaves more than 1 MiB unread is disconnected (it resumes with Last-Event-ID).',
   auth: "public",
   rateLimit: "sse",
   params: pagePath,
   document: `subscription PageEvents($siteId: String!, $pageSlug: String!, $after: Int) {
     pageEvents(siteId: $siteId, pageSlug: $pageSlug, after: $after) { id type message { ...MessageFields } payload }
   }${MESSAGE_FIELDS}`,
-  variables: (input) => {
-    const last = input.headers["last-event-id"];
-    return { ...pageVariables(input), after: last && /^\d{1,15}$/.test(last) ? Number(last) : null };
-  },
+  variables: (input) => ({ ...pageVariables(input), after: lastEventId(input.headers["last-event-id"]) }),
   frame: (data) => {
     const event = data.pageEvents;
     return { id: String(event.id), data: { type: event.type, payload: event.message ? toWireMessage(event.message) : (event.payload ?? {}) } };
   },
   responses: { 200: { description: "An event stream.", contentType: "text/event-stream", schema: ref("LiveEvent") } },
-  problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"], 503: ["too-many-streams"] },
+  problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };

@@ -1,0 +1,146 @@
+// Comments in the read model (Comment and Reaction rows): each is recomputed from the event
+// store whenever an event it depends on is applied, and announced on the page's live stream only
+// when what clients see has changed (so a repeated event announces nothing).
+import type { Comment, Reaction } from "../db/generated/sqlite/client.ts";
+import { PROOF_KEY } from "../matrix/events.ts";
+import { reactionSummaries } from "./annotations.ts";
+import { deriveCommentState, type CommentState } from "./comment-state.ts";
+import { loadEvent, loadRelations, roomRedactions, stateEvent } from "./event-store.ts";
+import { eventRelation, isCommentEvent, malformation, proofOf } from "./message-content.ts";
+import { membershipOf } from "./members.ts";
+import { announce, type PageContext } from "./page-context.ts";
+import { redactionTakesEffect } from "./redactions.ts";
+import { obj, str, type RoomEvent } from "./room-event.ts";
+
+/** Relations that change the comment they point at: edits, reactions, votes. */
+const DERIVED_REL_TYPES = ["m.replace", "m.annotation", "m.reference"];
+
+/** The comments whose derived state an applied event can change. */
+export async function commentsAffectedBy(page: PageContext, event: RoomEvent): Promise<string[]> {
+  if (isCommentEvent(event)) return [event.event_id];
+  const relation = eventRelation(event);
+  if (!relation) return [];
+  if (DERIVED_REL_TYPES.includes(relation.relType)) return [relation.relatesTo];
+  if (relation.relType !== "m.redaction") return [];
+  // A redacted edit, reaction or vote changes the comment it relates to.
+  const target = await page.tx.matrixEvent.findUnique({ where: { eventId: relation.relatesTo }, select: { relType: true, relatesTo: true } });
+  return target?.relatesTo && DERIVED_REL_TYPES.includes(target.relType ?? "") ? [relation.relatesTo, target.relatesTo] : [relation.relatesTo];
+}
+
+/**
+ * Whether a redaction takes effect depends on the power levels in force when it was sent, which
+ * may arrive after it: a power levels event re-decides every redaction of the room.
+ */
+export async function recomputeRedactionTargets(page: PageContext): Promise<void> {
+  const targets = new Set<string>();
+  for (const redaction of await roomRedactions(page.tx, page.room.roomId)) {
+    for (const eventId of await commentsAffectedBy(page, redaction)) targets.add(eventId);
+  }
+  for (const eventId of targets) await recomputeComment(page, eventId);
+}
+
+/** Brings a comment's rows up to date with the store; nothing happens until its own event is stored. */
+export async function recomputeComment(page: PageContext, eventId: string): Promise<void> {
+  const { tx, room } = page;
+  const original = await loadEvent(tx, eventId);
+  if (!original || original.room_id !== room.roomId || malformation(original) || !isCommentEvent(original)) return;
+  const sound = (events: RoomEvent[]) => events.filter((e) => !malformation(e));
+  const related = sound(await loadRelations(tx, room.roomId, [eventId], DERIVED_REL_TYPES));
+  const redactions = sound(await loadRelations(tx, room.roomId, [eventId, ...related.map((e) => e.event_id)], ["m.redaction"]));
+  // Power levels in force when each redaction was sent: a later demotion does not undo it.
+  const powerLevels = new Map<string, Record<string, unknown> | null>();
+  for (const redaction of redactions) {
+    powerLevels.set(redaction.event_id, obj((await stateEvent(tx, room.roomId, "m.room.power_levels", "", redaction))?.content));
+  }
+  const state = deriveCommentState({
+    original,
+    related,
+    redactions,
+    takesEffect: (redaction, target) => redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
+  });
+
+  const before = await tx.comment.findUnique({ where: { eventId } });
+  const beforeReactions = await tx.reaction.findMany({ where: { targetEventId: eventId } });
+  const fields = {
+    status: state.status,
+    content: JSON.stringify(state.content),
+    editedAt: state.editedAt === null ? null : new Date(state.editedAt),
+    replyTo: state.replyTo,
+    threadRoot: state.threadRoot,
+  };
+  if (!before) {
+    await tx.comment.create({
+      data: {
+        eventId,
+        roomId: room.roomId,
+        siteId: room.siteId,
+        pageSlug: room.pageSlug,
+        sender: original.sender,
+        originServerTs: BigInt(original.origin_server_ts),
+        ...(await authorOf(page, original)),
+        ...fields,
+      },
+    });
+  } else if (visible(before) !== visible(fields) || before.content !== fields.content) {
+    await tx.comment.update({ where: { eventId }, data: fields });
+  }
+  await syncReactions(page, eventId, beforeReactions, state);
+
+  if (!before) return announce(page, "message_created", eventId);
+  if (state.status === "redacted") {
+    if (before.status !== "redacted") await announce(page, "message_deleted", eventId, deletedPayload(eventId, state.redaction));
+    return;
+  }
+  if (visible(before) !== visible(fields)) await announce(page, "message_updated", eventId);
+  const reactions = reactionSummaries(state.reactions, null);
+  const responses = pollResponses(state.content);
+  if (JSON.stringify(reactions) !== JSON.stringify(reactionSummaries(beforeReactions, null)) || JSON.stringify(responses) !== JSON.stringify(pollResponses(JSON.parse(before.content)))) {
+    await announce(page, "message_annotations_changed", eventId, { event_id: eventId, reactions, ...(responses ? { poll_responses: responses } : {}) });
+  }
+}
+
+type Fields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot">;
+
+/** What a message_updated is about: everything but the annotation counts (poll responses). */
+function visible(c: Fields): string {
+  const { responses: _, ...content } = JSON.parse(c.content) as Record<string, unknown>;
+  return JSON.stringify([c.status, content, c.editedAt?.getTime() ?? null, c.replyTo, c.threadRoot]);
+}
+
+const pollResponses = (content: Record<string, unknown>): unknown[] | null => (content.type === "poll" ? (content.responses as unknown[]) : null);
+
+/** message_deleted names the delete submission when the service sent the redaction. */
+function deletedPayload(eventId: string, redaction: RoomEvent | null): Record<string, unknown> {
+  const submissionId = str(obj(obj(redaction?.content)?.[PROOF_KEY])?.submission_id);
+  return { event_id: eventId, ...(submissionId ? { submission_id: submissionId } : {}) };
+}
+
+/** Makes the comment's Reaction rows the reactions in force. */
+async function syncReactions(page: PageContext, targetEventId: string, before: Reaction[], state: CommentState): Promise<void> {
+  const wanted = new Set(state.reactions.map((r) => r.eventId));
+  const had = new Set(before.map((r) => r.eventId));
+  const gone = before.filter((r) => !wanted.has(r.eventId)).map((r) => r.eventId);
+  if (gone.length > 0) await page.tx.reaction.deleteMany({ where: { eventId: { in: gone } } });
+  const added = state.reactions.filter((r) => !had.has(r.eventId));
+  if (added.length > 0) {
+    await page.tx.reaction.createMany({
+      data: added.map((r) => ({ eventId: r.eventId, targetEventId, roomId: page.room.roomId, sender: r.sender, key: r.key, originServerTs: BigInt(r.originServerTs) })),
+    });
+  }
+}
+
+/**
+ * Who wrote the comment, with the profile in force when it was sent (read from the store, so a
+ * rebuild captures the same): the fallback shown once the author has left the room. A visitor is
+ * recognized by its namespace and a proof block whose key derives the sender's user id; only this
+ * service can send as those users (exclusive namespace).
+ */
+async function authorOf(page: PageContext, event: RoomEvent) {
+  const { displayName, avatarUrl } = membershipOf(await stateEvent(page.tx, page.room.roomId, "m.room.member", event.sender, event));
+  const profile = { displayName, avatarUrl };
+  if (!page.names.isVisitorUserId(event.sender)) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
+  const proof = proofOf(event.content);
+  const known = await page.tx.virtualUser.findUnique({ where: { userId: event.sender }, select: { publicKey: true } });
+  const derived = proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null;
+  return { authorType: "visitor", authorPublicKey: known?.publicKey ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
+}

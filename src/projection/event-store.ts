@@ -1,0 +1,116 @@
+// The event store (MatrixEvent): every room event the homeserver pushed, keyed by event id.
+// Idempotency rests on event ids, never on transaction ids (a homeserver may renumber its
+// transactions after a restart, so a reused id can carry new events). The read model is derived
+// from the store, and can be rebuilt from it.
+import { isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
+import { eventRelation } from "./message-content.ts";
+import type { RoomEvent } from "./room-event.ts";
+
+/** "waiting" until applied; stays so while its room is not recorded. "failed": see ProjectionRepair. */
+export type EventStatus = "applied" | "waiting" | "failed";
+
+const parse = (row: { json: string }): RoomEvent => JSON.parse(row.json) as RoomEvent;
+
+/**
+ * Stores a pushed event as "waiting" unless it is stored already, and returns its stored
+ * status; null for an event without ids, which can be neither stored nor applied. Tolerates
+ * any other shape: a malformed event is stored, then recorded for repair when applied.
+ */
+export async function storeEvent(db: Db, event: RoomEvent): Promise<EventStatus | null> {
+  if (typeof event?.event_id !== "string" || typeof event.room_id !== "string") return null;
+  const existing = await db.matrixEvent.findUnique({ where: { eventId: event.event_id }, select: { status: true } });
+  if (existing) return existing.status as EventStatus;
+  const relation = eventRelation(event);
+  try {
+    await db.matrixEvent.create({
+      data: {
+        eventId: event.event_id,
+        roomId: event.room_id,
+        type: String(event.type ?? ""),
+        sender: String(event.sender ?? ""),
+        stateKey: typeof event.state_key === "string" ? event.state_key : null,
+        originServerTs: BigInt(Number.isSafeInteger(event.origin_server_ts) ? event.origin_server_ts : 0),
+        relatesTo: relation?.relatesTo ?? null,
+        relType: relation?.relType ?? null,
+        json: JSON.stringify(event),
+        status: "waiting",
+      },
+    });
+  } catch (err) {
+    // Stored concurrently by another instance.
+    if (isUniqueViolation(err)) return storeEvent(db, event);
+    throw err;
+  }
+  return "waiting";
+}
+
+/** Marks a stored event applied; false when it already was (a concurrent apply got there first). */
+export async function claim(tx: Tx, eventId: string): Promise<boolean> {
+  const { count } = await tx.matrixEvent.updateMany({ where: { eventId, status: { not: "applied" } }, data: { status: "applied" } });
+  return count === 1;
+}
+
+/** Records an event that could not be applied, so it is skipped and can be retried. */
+export async function recordFailure(db: Db, event: RoomEvent, reason: string): Promise<void> {
+  await db.$transaction([
+    db.matrixEvent.update({ where: { eventId: event.event_id }, data: { status: "failed" } }),
+    db.projectionRepair.upsert({
+      where: { targetEventId: event.event_id },
+      create: { targetEventId: event.event_id, roomId: event.room_id, eventType: typeof event.type === "string" ? event.type : null, reason },
+      update: { reason, status: "pending", attempts: { increment: 1 } },
+    }),
+  ]);
+}
+
+/** The stored events matching `where`, in arrival (seq) order, read in batches. */
+export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput = {}): AsyncGenerator<RoomEvent> {
+  const batch = 100;
+  let after = 0;
+  for (;;) {
+    const rows = await db.matrixEvent.findMany({ where: { ...where, seq: { gt: after } }, orderBy: { seq: "asc" }, take: batch, select: { seq: true, json: true } });
+    for (const row of rows) yield parse(row);
+    if (rows.length < batch) return;
+    after = rows.at(-1)!.seq;
+  }
+}
+
+export async function loadEvent(tx: Tx, eventId: string): Promise<RoomEvent | null> {
+  const row = await tx.matrixEvent.findUnique({ where: { eventId }, select: { json: true } });
+  return row && parse(row);
+}
+
+/** Stored events of the room relating to any of `targets` by one of `relTypes`. */
+export async function loadRelations(tx: Tx, roomId: string, targets: string[], relTypes: string[]): Promise<RoomEvent[]> {
+  const rows = await tx.matrixEvent.findMany({
+    where: { roomId, relatesTo: { in: targets }, relType: { in: relTypes } },
+    orderBy: { seq: "asc" },
+    select: { json: true },
+  });
+  return rows.map(parse);
+}
+
+/** Every stored redaction of the room. */
+export async function roomRedactions(tx: Tx, roomId: string): Promise<RoomEvent[]> {
+  const rows = await tx.matrixEvent.findMany({ where: { roomId, relType: "m.redaction" }, orderBy: { seq: "asc" }, select: { json: true } });
+  return rows.map(parse);
+}
+
+/**
+ * The newest stored state event of a kind (origin_server_ts, then event id): the current one,
+ * or with `at` the one in force when that event was sent. Derived from the store, so it does not
+ * depend on arrival order.
+ */
+export async function stateEvent(tx: Tx, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
+  const ts = at ? BigInt(at.origin_server_ts) : null;
+  const row = await tx.matrixEvent.findFirst({
+    where: {
+      roomId,
+      type,
+      stateKey,
+      ...(at ? { OR: [{ originServerTs: { lt: ts! } }, { originServerTs: ts!, eventId: { lte: at.event_id } }] } : {}),
+    },
+    orderBy: [{ originServerTs: "desc" }, { eventId: "desc" }],
+    select: { json: true },
+  });
+  return row && parse(row);
+}

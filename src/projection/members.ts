@@ -1,0 +1,47 @@
+// Page room membership and profiles (RoomMember), projected from m.room.member: the newest
+// stored member event of a user wins (origin_server_ts, not arrival). Comments show their
+// author's current joined profile, so a rename is announced on each of the author's comments.
+import { stateEvent } from "./event-store.ts";
+import { announce, type PageContext } from "./page-context.ts";
+import { obj, str, type RoomEvent } from "./room-event.ts";
+
+export interface Profile {
+  displayName: string | null;
+  avatarUrl: string | null;
+}
+
+export interface Membership extends Profile {
+  membership: string;
+}
+
+/** What a member event says; no event means not a member. */
+export function membershipOf(event: RoomEvent | null): Membership {
+  const c = obj(event?.content) ?? {};
+  return { membership: str(c.membership) ?? "leave", displayName: str(c.displayname), avatarUrl: str(c.avatar_url) };
+}
+
+/** The profile a comment shows: its author's joined profile, else the one captured with the comment. */
+export function shownProfile(member: Membership | null, captured: Profile): Profile {
+  const { displayName, avatarUrl } = member?.membership === "join" ? member : captured;
+  return { displayName, avatarUrl };
+}
+
+const sameProfile = (a: Profile, b: Profile) => a.displayName === b.displayName && a.avatarUrl === b.avatarUrl;
+
+export async function projectMember(page: PageContext, userId: string): Promise<void> {
+  const { tx, room } = page;
+  const after = membershipOf(await stateEvent(tx, room.roomId, "m.room.member", userId));
+  const key = { roomId: room.roomId, userId };
+  const before = await tx.roomMember.findUnique({ where: { roomId_userId: key } });
+  if (before && before.membership === after.membership && sameProfile(before, after)) return;
+  await tx.roomMember.upsert({ where: { roomId_userId: key }, create: { ...key, ...after }, update: after });
+  if (!page.live) return;
+  const comments = await tx.comment.findMany({
+    where: { siteId: room.siteId, pageSlug: room.pageSlug, roomId: room.roomId, sender: userId },
+    orderBy: [{ originServerTs: "asc" }, { eventId: "asc" }],
+    select: { eventId: true, displayName: true, avatarUrl: true },
+  });
+  for (const comment of comments) {
+    if (!sameProfile(shownProfile(before, comment), shownProfile(after, comment))) await announce(page, "message_updated", comment.eventId);
+  }
+}

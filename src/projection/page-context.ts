@@ -1,0 +1,22 @@
+// What applying one event in a page room works with, and how its effects are announced.
+import type { Tx } from "../db/client.ts";
+import type { Room } from "../db/generated/sqlite/client.ts";
+import type { MatrixNames } from "../matrix/names.ts";
+
+export interface PageContext {
+  tx: Tx;
+  room: Room;
+  names: MatrixNames;
+  /** False during a rebuild: replaying history announces nothing. */
+  live: boolean;
+}
+
+export type CommentLiveEvent = "message_created" | "message_updated" | "message_deleted" | "message_annotations_changed";
+
+/** Adds a live event for the page (SSE reads these rows), in the applying transaction. */
+export async function announce(page: PageContext, type: CommentLiveEvent, eventId: string, payload?: Record<string, unknown>): Promise<void> {
+  if (!page.live) return;
+  await page.tx.liveEvent.create({
+    data: { siteId: page.room.siteId, pageSlug: page.room.pageSlug, type, eventId, payload: payload ? JSON.stringify(payload) : null },
+  });
+}

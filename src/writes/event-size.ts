@@ -1,0 +1,18 @@
+// A 202 promises a sendable submission: an event the homeserver would refuse for its size is
+// refused here, before anything is queued.
+import { validationError } from "../domain/errors.ts";
+import { EVENT_ENVELOPE_ALLOWANCE, MAX_EVENT_BYTES, eventBytes } from "../matrix/events.ts";
+import type { MatrixAction } from "../queue/payloads.ts";
+
+/** The most content bytes an event may carry, leaving room for the homeserver's envelope. */
+export const MAX_CONTENT_BYTES = MAX_EVENT_BYTES - EVENT_ENVELOPE_ALLOWANCE;
+
+export function checkEventSize(action: MatrixAction): void {
+  const type = action.action === "send" ? action.type : "m.room.redaction";
+  const bytes = eventBytes(type, action.content);
+  if (bytes > MAX_CONTENT_BYTES) {
+    throw validationError(`The resulting Matrix event would be ${bytes} bytes; the homeserver accepts at most ${MAX_EVENT_BYTES} per event.`, [
+      { field: "content", message: `is too large for one Matrix event (the text is stored twice: as the message and in its signed proof block); shorten it` },
+    ]);
+  }
+}

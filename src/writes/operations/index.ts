@@ -1,0 +1,9 @@
+// Every visitor write operation (media uploads and avatars join them later).
+export { postComment } from "./post-comment.ts";
+export { editComment } from "./edit-comment.ts";
+export { deleteComment } from "./delete-comment.ts";
+export { react } from "./react.ts";
+export { unreact } from "./unreact.ts";
+export { createPoll } from "./create-poll.ts";
+export { vote } from "./vote.ts";
+export { postLocation } from "./post-location.ts";
