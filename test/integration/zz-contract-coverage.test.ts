@@ -5,15 +5,38 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { coverageLog, loadContract } from "../support/contract.ts";
+import { apiRoutes } from "../../src/rest/api-document.ts";
 
 const fullSuite = process.env.TEST_FULL_SUITE === "1";
 
 test("every operation in openapi/openapi.json answered a 2xx in the suite", { skip: !fullSuite && "only when the whole suite runs (npm test without a filter)" }, () => {
   const log = coverageLog();
   assert.ok(log, "TEST_WORK_DIR is set by test/run.ts");
-  const seen = new Set(existsSync(log) ? readFileSync(log, "utf8").split("\n") : []);
+  const seen = new Set(logLines().map((line) => line.split(" ").slice(0, 2).join(" ")));
   const missing = loadContract()
     .operations.filter((op) => !Object.keys(op.responses).some((status) => /^2/.test(status) && seen.has(`${op.operationId} ${status}`)))
     .map((op) => `${op.operationId} (${op.method} ${op.path})`);
   assert.deepEqual(missing, [], `operations no test exercised with a 2xx response:\n  ${missing.join("\n  ")}`);
 });
+
+/**
+ * Problem codes every route shares through one mechanism are tested once per mechanism, not
+ * per route: rate limits (one limiter per group), body size and media type (the HTTP reader),
+ * unexpected failures.
+ */
+const PER_MECHANISM = new Set(["rate-limited", "payload-too-large", "unsupported-media-type", "internal-error", "database-unavailable"]);
+
+test("every problem code a route declares was answered by that route in the suite", { skip: !fullSuite && "only when the whole suite runs (npm test without a filter)" }, () => {
+  const seen = new Set(logLines().map((line) => { const [op, status, code] = line.split(" "); return `${op} ${status} ${code}`; }));
+  const missing = apiRoutes.flatMap((route) =>
+    Object.entries(route.problems).flatMap(([status, codes]) =>
+      codes.filter((code) => !PER_MECHANISM.has(code) && !seen.has(`${route.operationId} ${status} ${code}`)).map((code) => `${route.operationId} ${status} ${code}`),
+    ),
+  );
+  assert.deepEqual(missing, [], `route problem codes no test provoked:\n  ${missing.join("\n  ")}`);
+});
+
+function logLines(): string[] {
+  const log = coverageLog();
+  return log && existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+}

@@ -1,6 +1,6 @@
 // Loaded into every test process (test/run.ts: --import): every response the service under
 // test gives to fetch is checked against openapi/openapi.json, and the exercised operations
-// are logged for test/integration/zz-contract-coverage.test.ts.
+// are logged (operationId, status and problem code) for test/integration/zz-contract-coverage.test.ts.
 import { appendFileSync } from "node:fs";
 import { TEST_SERVICE_PORT } from "./environment.ts";
 import { coverageLog, loadContract, type Contract } from "./contract.ts";
@@ -26,6 +26,16 @@ globalThis.fetch = async function contractFetch(input: string | URL | Request, i
   return response;
 };
 
+/** " <code>" for a problem response (so the coverage test sees which codes were exercised). */
+function problemCode(contentType: string | null, body: string | null): string {
+  if (!contentType?.startsWith("application/problem+json") || !body) return "";
+  try {
+    return ` ${String(JSON.parse(body).code)}`;
+  } catch {
+    return "";
+  }
+}
+
 async function check(method: string, pathname: string, response: Response): Promise<string[]> {
   contract ??= loadContract();
   const found = contract.find(method, pathname);
@@ -34,7 +44,7 @@ async function check(method: string, pathname: string, response: Response): Prom
   const streaming = contentType?.startsWith("text/event-stream") ?? false;
   const body = streaming ? null : await response.clone().text();
   if ("operation" in found) {
-    if (log) appendFileSync(log, `${found.operation.operationId} ${response.status}\n`);
+    if (log) appendFileSync(log, `${found.operation.operationId} ${response.status}${problemCode(contentType, body)}\n`);
     return contract.check(found.operation, response.status, contentType, body);
   }
   // Paths outside the API (GraphQL, the appservice API) and CORS preflights are not in the document.
