@@ -1,13 +1,13 @@
 // The vertical slice, on real SQLite and real PostgreSQL against the real test Synapse:
 // a visitor's comment goes through HTTP, the durable queue, Synapse, the appservice
 // transaction stream and the projection, and comes back through QUERY and SSE.
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import sodium from "sodium-native";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
@@ -20,8 +20,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     const siteId = uniqueSiteId("slice");
     const page = "first-post";
     const commentsPath = `/api/v1/sites/${siteId}/pages/${page}/comments`;
+    const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
     let service: TestService;
-    let drop: () => Promise<void>;
     let visitor: Visitor;
 
     const list = async (body: Record<string, unknown> = {}) => {
@@ -30,16 +30,9 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       return (await res.json()) as { data: any[]; meta: any };
     };
 
-    before(async () => {
-      const database = await freshDatabase(provider);
-      drop = database.drop;
-      service = await startTestService({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+    before(() => {
+      service = running.service;
       visitor = new Visitor(service.url, TEST_ORIGIN);
-    });
-
-    after(async () => {
-      await service?.stop();
-      await drop?.();
     });
 
     test("a comment reaches Synapse, the read model and an open SSE stream", async () => {

@@ -2,13 +2,13 @@
 // out of order and repeated converge, transaction ids are no key, large transactions apply, an
 // unapplyable event is recorded and skipped, events of a room recorded later are applied then,
 // live events follow each change; and end to end with a regular Matrix account in real Synapse.
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
@@ -46,20 +46,11 @@ async function recordRoom(service: TestService, siteId: string, page: string, ro
 for (const provider of ["sqlite", "postgres"] as Provider[]) {
   describe(`projection on ${provider}`, () => {
     const siteId = uniqueSiteId("proj");
+    const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
     let service: TestService;
-    let drop: () => Promise<void>;
     const query = (page: string, body: Record<string, unknown> = {}) => list(service, siteId, page, body);
 
-    before(async () => {
-      const database = await freshDatabase(provider);
-      drop = database.drop;
-      service = await startTestService({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
-    });
-
-    after(async () => {
-      await service?.stop();
-      await drop?.();
-    });
+    before(() => (service = running.service));
 
     test("events out of order and repeated converge to the same QUERY output", async () => {
       const database = await freshDatabase(provider);

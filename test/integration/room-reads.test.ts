@@ -1,9 +1,9 @@
 // Public reads of room info and role rosters, on real SQLite and real PostgreSQL against the
 // real test Synapse: state set directly in Matrix (as a Matrix client would) shows up in them.
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
@@ -22,8 +22,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     const siteId = uniqueSiteId("reads");
     const page = "roles-page";
     const pagePath = `/api/v1/sites/${siteId}/pages/${page}`;
+    const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
     let service: TestService;
-    let drop: () => Promise<void>;
 
     const get = async (path: string) => {
       const res = await fetch(`${service.url}${path}`);
@@ -36,16 +36,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       return ready(res.body) ? res.body : null;
     };
 
-    before(async () => {
-      const database = await freshDatabase(provider);
-      drop = database.drop;
-      service = await startTestService({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
-    });
-
-    after(async () => {
-      await service?.stop();
-      await drop?.();
-    });
+    before(() => (service = running.service));
 
     test("unknown sites, pages without a room and malformed ids", async () => {
       for (const suffix of ["room", "moderators", "roles"]) {

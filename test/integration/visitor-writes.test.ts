@@ -1,10 +1,10 @@
 // Every visitor write through real HTTP, the queue, the real test Synapse and the projection:
 // edit, delete (both path forms each), reactions, polls, votes and locations, and every way
 // they are refused before the 202/204.
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
@@ -25,8 +25,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     const siteId = uniqueSiteId("writes");
     const page = "page";
     const base = `/api/v1/sites/${siteId}/pages/${page}`;
+    const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
     let service: TestService;
-    let drop: () => Promise<void>;
     let alice: Visitor;
     let bob: Visitor;
 
@@ -65,16 +65,10 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       visitor.send("POST", `${base}/polls/${enc(pollId)}/votes`, { option_id: optionId, ...(await visitor.proof((ch) => signatureArrays.vote(siteId, page, pollId, optionId, ch))) });
     const personalized = (visitor: Visitor) => ({ author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(siteId, page)) });
 
-    before(async () => {
-      const database = await freshDatabase(provider);
-      drop = database.drop;
-      service = await startTestService({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+    before(() => {
+      service = running.service;
       alice = new Visitor(service.url, TEST_ORIGIN);
       bob = new Visitor(service.url, TEST_ORIGIN);
-    });
-    after(async () => {
-      await service?.stop();
-      await drop?.();
     });
 
     test("edit: the author's m.replace shows as edited; both path forms; others are refused", async () => {

@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
+import { after, before } from "node:test";
 import pg from "pg";
 import { buildConfig, type Config } from "../../src/config/config.ts";
 import { startService, type RunningService } from "../../src/server/app.ts";
@@ -38,7 +39,10 @@ export function testConfigDocument(options: { registrationFile?: string; databas
     },
     security: { operator_token: TEST_OPERATOR_TOKEN, pow_difficulty: 8 },
     queue: { poll_interval_ms: 50, retry_base_ms: 50 },
-    rate_limit: { comment_write: 10_000, challenge: 10_000, public_read: 10_000, site_registration: 10_000 },
+    // Budgets no test run reaches; test/integration/rate-limits.test.ts sets small ones.
+    rate_limit: Object.fromEntries(
+      ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "claim_token", "governance_write", "operator"].map((key) => [key, 10_000]),
+    ),
     sites: options.sites ?? {},
   };
 }
@@ -75,6 +79,25 @@ export async function startTestService(options: { databaseUrl?: string; sites?: 
   const config = buildConfig(testConfigDocument({ databaseUrl: options.databaseUrl, sites: options.sites }), options.overrides ?? {});
   const running = await startService(config, { worker: options.worker ?? true, log: () => {} });
   return { ...running, config };
+}
+
+/**
+ * A service on a fresh database of `provider` for the enclosing describe block: started before
+ * its tests, stopped (and the database dropped) after them. Read `.service` inside tests.
+ */
+export function serviceFor(provider: Provider, options: Omit<Parameters<typeof startTestService>[0] & {}, "databaseUrl"> = {}): { service: TestService } {
+  const holder = {} as { service: TestService };
+  let drop: () => Promise<void> = async () => {};
+  before(async () => {
+    const database = await freshDatabase(provider);
+    drop = database.drop;
+    holder.service = await startTestService({ ...options, databaseUrl: database.url });
+  });
+  after(async () => {
+    await holder.service?.stop();
+    await drop();
+  });
+  return holder;
 }
 
 /** Polls `check` until it returns a value (not undefined/null/false) or the timeout passes. */
