@@ -4,6 +4,7 @@ import { parse as parseToml } from "smol-toml";
 import { CONFIG_KEYS, SITE_KEYS, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
+import { checkDnsServer } from "../verification/resolver.ts";
 import { isValidSiteId } from "../domain/identifiers.ts";
 
 export interface SiteDeclaration {
@@ -11,6 +12,9 @@ export interface SiteDeclaration {
   origins: string[];
   secret: string | null;
 }
+
+/** Which API-registered sites must verify an origin before they accept writes (security.verification_policy). */
+export type VerificationPolicy = "optional" | "strict";
 
 export interface Config {
   server: { listenHost: string; listenPort: number; publicBaseUrl: string | null; trustedProxies: string[] };
@@ -26,7 +30,7 @@ export interface Config {
     registrationFile: string;
     roomVersion: string;
   };
-  security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; powDifficulty: number };
+  security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; verificationPolicy: VerificationPolicy; powDifficulty: number; dnsResolver: string | null };
   queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number };
   rateLimit: {
     enabled: boolean;
@@ -62,6 +66,7 @@ function checkValue(key: string, spec: KeySpec, value: unknown): unknown {
   switch (spec.type) {
     case "string":
       if (typeof value !== "string") fail(`expected a string, got ${JSON.stringify(value)}`);
+      if (spec.values && !spec.values.includes(value as string)) fail(`expected one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
       return value;
     case "boolean":
       if (typeof value !== "boolean") fail(`expected true or false, got ${JSON.stringify(value)}`);
@@ -147,6 +152,11 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
   } catch (err) {
     throw new ConfigError(`configuration key "server.trusted_proxies": ${(err as Error).message}`);
   }
+  try {
+    if (security.dnsResolver) checkDnsServer(security.dnsResolver as string);
+  } catch (err) {
+    throw new ConfigError(`configuration key "security.dns_resolver": ${(err as Error).message}`);
+  }
   for (const key of ["as_token", "hs_token"] as const) {
     if (!(matrix[camel(key)] as string)) throw new ConfigError(`configuration key "matrix.${key}": must not be empty`);
   }
@@ -170,7 +180,9 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
     security: {
       operatorToken: (security.operatorToken as string) || null,
       allowPrivateVerificationOrigins: security.allowPrivateVerificationOrigins as boolean,
+      verificationPolicy: security.verificationPolicy as VerificationPolicy,
       powDifficulty: security.powDifficulty as number,
+      dnsResolver: (security.dnsResolver as string) || null,
     },
     queue: nested.queue as Config["queue"],
     rateLimit: nested.rateLimit as Config["rateLimit"],

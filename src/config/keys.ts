@@ -11,6 +11,8 @@ export interface KeySpec {
   required?: boolean;
   min?: number;
   max?: number;
+  /** For strings: the only values allowed. */
+  values?: readonly string[];
   doc: string;
 }
 
@@ -33,7 +35,14 @@ export const CONFIG_KEYS = {
   "matrix.room_version": { type: "string", default: "12", doc: "Room version for new Spaces and page rooms." },
 
   "security.operator_token": { type: "string", default: "", doc: "Bearer token of the operator API and /graphql; empty disables both." },
-  "security.allow_private_verification_origins": { type: "boolean", default: false, doc: "Allow loopback, private and link-local IP-literal origins in origin verification." },
+  "security.allow_private_verification_origins": { type: "boolean", default: false, doc: "Allow origin verification to reach non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast): as IP-literal origins or as what a host name resolves to." },
+  "security.dns_resolver": { type: "string", default: "", doc: "DNS server (\"ip:port\", \"[ipv6]:port\" or \"ip\") origin verification asks for TXT records and host addresses; empty means the system resolver." },
+  "security.verification_policy": {
+    type: "string",
+    default: "optional",
+    values: ["optional", "strict"],
+    doc: "Which API-registered sites need a verified origin before they accept writes: optional = all but those with a server-generated id (a generated id without verified origins accepts writes from any Origin), strict = all.",
+  },
   "security.pow_difficulty": { type: "integer", default: 16, min: 0, max: 32, doc: "Leading zero bits the proof-of-work answer's SHA-256 must have." },
 
   "queue.poll_interval_ms": { type: "integer", default: 250, min: 10, max: 60000, doc: "How often the worker looks for due submissions when idle." },

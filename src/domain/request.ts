@@ -11,6 +11,9 @@ export interface RequestInfo {
   clientIp: string;
 }
 
+/** The request before its body is read: all that admission (routing, rate limits, credentials) needs. */
+export type RequestHead = Omit<RequestInfo, "rawBody">;
+
 export interface IdempotencyScope {
   key: string;
   fingerprint: string;

@@ -109,6 +109,24 @@ export class Homeserver {
     await this.bot.sendStateEvent(roomId, type, stateKey, content);
   }
 
+  async setRoomName(roomId: string, name: string): Promise<void> {
+    await this.sendState(roomId, "m.room.name", "", { name });
+  }
+
+  async deleteAlias(alias: string): Promise<void> {
+    await this.bot.doRequest("DELETE", `/_matrix/client/v3/directory/room/${enc(alias)}`);
+  }
+
+  async leaveRoom(userId: string, roomId: string): Promise<void> {
+    await this.as(userId).doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/leave`, null, {});
+  }
+
+  /** User ids joined to a room, as the bot sees them (it must be joined, or share the room with a namespace user). */
+  async joinedMembers(roomId: string): Promise<string[]> {
+    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`)) as { joined: Record<string, unknown> };
+    return Object.keys(response.joined);
+  }
+
   /** Redacts as `userId`, with a caller-chosen transaction id (a retry returns the same redaction). */
   async redactEvent(userId: string, roomId: string, eventId: string, txnId: string, content: Record<string, unknown>): Promise<string> {
     const response = await this.as(userId).doRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/redact/${enc(eventId)}/${enc(txnId)}`, null, content);

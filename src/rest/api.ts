@@ -7,16 +7,15 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Services } from "../server/services.ts";
 import { createContext } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../domain/errors.ts";
-import type { IdempotencyScope, RequestInfo } from "../domain/request.ts";
+import type { IdempotencyScope, RequestHead, RequestInfo } from "../domain/request.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { badlyEncodedPart } from "./request-target.ts";
-import { buildLimiters, type Limiter, type RateLimitName } from "./rate-limits.ts";
+import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
 import { SseWriter } from "../sse/sse-writer.ts";
-import { requireSiteWrite } from "../domain/site-write-auth.ts";
 
 const CORS_ALLOW_HEADERS =
   "Content-Type, Idempotency-Key, X-Service-Timestamp, X-Service-Signature, X-Service-Claim-Token, Last-Event-ID, Authorization";
@@ -41,10 +40,12 @@ export class RestApi {
     private readonly schema: GraphQLSchema,
     routes: Route[],
   ) {
-    this.router = new Router(routes);
+    // Without an operator token the operator routes do not exist: their paths are unknown (404).
+    const served = services.config.security.operatorToken ? routes : routes.filter((route) => route.auth !== "operator");
+    this.router = new Router(served);
     this.limiters = buildLimiters(services.config.rateLimit);
     const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
-    for (const route of routes) {
+    for (const route of served) {
       const document = route.kind === "static" ? null : parse(route.document);
       if (document) {
         const errors = validate(schema, document);
@@ -60,16 +61,21 @@ export class RestApi {
     }
   }
 
-  async handle(res: ServerResponse, request: RequestInfo): Promise<void> {
-    const rawPath = request.target.split("?")[0]!;
-    const headers = corsHeaders(request.headers);
-    const match = this.router.match(request.method, rawPath);
+  /**
+   * `readBody` is called only once the request is admitted: a client refused by routing, a rate
+   * limit or its credentials never makes the service read (and buffer) its body. It resolves
+   * null when it has answered itself (413) or the client is gone.
+   */
+  async handle(res: ServerResponse, head: RequestHead, readBody: () => Promise<Buffer | null>): Promise<void> {
+    const rawPath = head.target.split("?")[0]!;
+    const headers = corsHeaders(head.headers);
+    const match = this.router.match(head.method, rawPath);
     const methods = match.kind === "not-found" ? [] : match.allowed;
     if (methods.includes("QUERY")) headers["Accept-Query"] = "application/json";
     try {
-      const badPart = badlyEncodedPart(request.target);
+      const badPart = badlyEncodedPart(head.target);
       if (badPart) throw validationError("The request target is not validly percent-encoded.", [badPart]);
-      if (request.method === "OPTIONS" && methods.length > 0) {
+      if (head.method === "OPTIONS" && methods.length > 0) {
         res.writeHead(204, {
           ...headers,
           Allow: [...methods, "OPTIONS"].join(", "),
@@ -80,16 +86,21 @@ export class RestApi {
         res.end();
         return;
       }
-      if (match.kind === "not-found") throw new DomainError("not-found", 404, `No route for ${request.method} ${rawPath}.`);
+      if (match.kind === "not-found") throw new DomainError("not-found", 404, `No route for ${head.method} ${rawPath}.`);
       if (match.kind === "method-not-allowed") {
         headers.Allow = match.allowed.join(", ");
-        const hint = match.allowed.includes("QUERY") && request.method === "GET" ? " Use the QUERY method with a JSON body." : "";
-        throw new DomainError("method-not-allowed", 405, `${request.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
+        const hint = match.allowed.includes("QUERY") && head.method === "GET" ? " Use the QUERY method with a JSON body." : "";
+        throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
       }
       const prepared = this.prepared.get(match.route)!;
-      this.admit(prepared.route, request);
+      this.admit(prepared.route, head);
+      const rawBody = await readBody();
+      if (!rawBody) return;
+      const request: RequestInfo = { ...head, rawBody };
       const input = this.readInput(prepared, match.params, request);
-      if (prepared.route.auth === "site-write") await requireSiteWrite(this.services.sites, input.params.site_id!, input.params.page_slug, request);
+      if (prepared.route.auth === "site-write") await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request);
+      if (prepared.route.auth === "claim") await this.services.sites.requireClaim(input.params.site_id!, request.headers["x-service-claim-token"]);
+      this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
@@ -102,11 +113,20 @@ export class RestApi {
     }
   }
 
-  /** Rate limits and operator auth: before any parsing, so rejected requests cost little. */
-  private admit(route: Route, request: RequestInfo): void {
-    const limiter = route.rateLimit && this.limiters?.[route.rateLimit];
-    if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
+  /**
+   * Pre-auth rate limits (for claim routes the claim-token bucket, which missing, invalid and
+   * valid tokens alike spend) and operator auth: before the body is read, so refused requests
+   * cost little.
+   */
+  private admit(route: Route, request: RequestHead): void {
+    for (const name of preAuthBudgets(route)) this.spend(name, request);
     if (route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
+  }
+
+  /** One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. */
+  private spend(name: RateLimitName | undefined, request: RequestHead): void {
+    const limiter = name && this.limiters?.[name];
+    if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
   }
 
   private readInput(prepared: Prepared, params: Record<string, string>, request: RequestInfo): RouteInput {
@@ -225,7 +245,7 @@ function throwFirstError(result: ExecutionResult): void {
   if (first) throw first.originalError ?? first;
 }
 
-export function requireOperator(token: string | null, request: RequestInfo): void {
+export function requireOperator(token: string | null, request: RequestHead): void {
   const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
   const ok = token !== null && presented !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
   if (!ok) throw forbidden("invalid-operator-token", "A valid operator token is required (Authorization: Bearer …).");

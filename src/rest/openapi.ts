@@ -11,6 +11,7 @@ import {
   type SecurityRequirementObject,
 } from "openapi3-ts/oas32";
 import type { Auth, Route } from "./route.ts";
+import { isRateLimited } from "./rate-limits.ts";
 import { components, type JSONSchema } from "./schemas.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
 
@@ -72,9 +73,9 @@ const AUTH_NOTES: Record<Auth, string> = {
   public: "Public.",
   "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body.",
   "site-write":
-    "Site write auth: either no credential, with an `Origin` that is one of the site's allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require. Author proof in the body.",
-  operator: "Operator: Authorization: Bearer <operator token>.",
-  claim: "Claim: X-Service-Claim-Token: <the site's claim token>.",
+    "Site write auth: either no credential, with an `Origin` that is one of the site's allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require; each signature is accepted once (403 replayed-request-signature). A site registered through the API accepts no writes until it has verified an origin (403 site-not-verified), except, under `security.verification_policy = \"optional\"`, one with a server-generated id, which accepts writes from any Origin until it verifies one. Author proof in the body.",
+  operator: "Operator: Authorization: Bearer <operator token>. The route exists only when `security.operator_token` is set; without it every operator path is 404 not-found.",
+  claim: "Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.",
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -185,10 +186,17 @@ function problemResponses(route: Route): ResponsesObject {
   for (const [status, names] of Object.entries(route.problems)) add(Number(status), ...names);
   if (route.body) add(415, "unsupported-media-type");
   if (route.idempotencyKey) add(400, "idempotency-key-required", "invalid-idempotency-key");
-  if (route.rateLimit || route.kind === "stream") add(429, "rate-limited");
-  if (route.auth === "operator") add(403, "invalid-operator-token");
+  if (isRateLimited(route) || route.kind === "stream") add(429, "rate-limited");
+  if (route.auth === "operator") {
+    add(403, "invalid-operator-token");
+    add(404, "not-found");
+  }
+  if (route.auth === "claim") {
+    add(403, "invalid-claim-token");
+    add(404, "site-not-found");
+  }
   if (route.auth === "site-write") {
-    add(403, "origin-not-allowed", "signature-required", "invalid-request-signature");
+    add(403, "site-not-verified", "origin-not-allowed", "signature-required", "invalid-request-signature", "replayed-request-signature");
     add(404, "site-not-found");
     add(410, "site-retired");
   }
@@ -203,7 +211,7 @@ function problemResponses(route: Route): ResponsesObject {
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? "Error"}: ${names.join(", ")}.`,
       "x-problem-codes": names,
-      ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the budget admits a request again." } } } : {}),
+      ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left." } } } : {}),
       content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }

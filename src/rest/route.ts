@@ -13,8 +13,8 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
  * - site-write: author-proof plus the site's write auth (allowed Origin or HMAC headers),
  *   checked by the adapter against {site_id};
  * - operator: the operator bearer token;
- * - claim: the site's claim token (X-Service-Claim-Token) for {site_id}; the adapter does not
- *   check it, the route's operation must.
+ * - claim: the site's claim token (X-Service-Claim-Token) for {site_id}, checked by the adapter
+ *   (Sites.requireClaim): 404 for an unregistered site, 403 invalid-claim-token otherwise.
  */
 export type Auth = "public" | "author-proof" | "site-write" | "operator" | "claim";
 
@@ -40,7 +40,14 @@ interface RouteBase {
   description?: string;
   tag: string;
   auth: Auth;
+  /**
+   * The route's rate-limit group (src/rest/rate-limits.ts), spent per client before anything
+   * else, authentication included. Claim routes also spend the claimToken bucket and operator
+   * routes the operator budget, without naming them.
+   */
   rateLimit?: RateLimitName;
+  /** A budget spent only once the request is authenticated (governanceWrite on governance writes). */
+  postAuthRateLimit?: RateLimitName;
   /** Path parameter schemas. */
   params?: Record<string, JSONSchema & { description?: string }>;
   /** Query parameter schemas; `required` lists the ones that must be present. */

@@ -3,14 +3,17 @@
 
 import { SYSTEM_MESSAGE_LIMIT } from "../domain/rooms.ts";
 import { MAX_PAGE } from "../domain/pagination.ts";
+import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../domain/verifications.ts";
+import { VERIFICATION_METHODS } from "../verification/verifier.ts";
 
 export type JSONSchema = Record<string, unknown>;
 
-type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteRegistration" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles";
+type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteRegistration" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "OperatorSiteSecret" | "OperatorClaimToken" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring";
 
 export const ref = (name: ComponentName): JSONSchema => ({ $ref: `#/components/schemas/${name}` });
 
 const slug = { type: "string", pattern: "^[a-z0-9-]{1,64}$" };
+const verificationMethod = { enum: [...VERIFICATION_METHODS] };
 const nullableString = { type: ["string", "null"] };
 const roster = { type: "array", items: ref("RoleMember"), description: "By level descending, then user_id." };
 const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." };
@@ -134,6 +137,53 @@ export const components = {
     required: ["site_id", "claim_token"],
     properties: { site_id: slug, claim_token: { type: "string", description: "Shown once." } },
   },
+  SiteSecret: {
+    type: "object",
+    required: ["site_id", "secret"],
+    properties: { site_id: slug, secret: { type: "string", description: "The HMAC key (random 32 bytes, base64url); shown once." } },
+  },
+  VerificationStart: {
+    type: "object",
+    required: ["origin", "token", "expires_at", "methods", "instructions"],
+    properties: {
+      origin: { type: "string", description: "The origin, normalized: scheme://host[:port], lowercase, default port dropped." },
+      token: { type: "string", description: "The token to publish. A new start for the same origin replaces it." },
+      expires_at: { type: "string", format: "date-time", description: `${VERIFICATION_TTL_HOURS} hours after the start; ${MAX_CONFIRM_ATTEMPTS} confirm attempts per token.` },
+      methods: { type: "array", items: verificationMethod, description: "The methods confirm tries, in this order; the first proof found wins." },
+      instructions: {
+        type: "object",
+        additionalProperties: false,
+        description: "Per chosen method, exactly what to publish where.",
+        properties: {
+          "well-known": {
+            type: "object",
+            required: ["url", "content_type", "documents", "description"],
+            properties: {
+              url: { type: "string", description: "{origin}/.well-known/service.json" },
+              content_type: { const: "application/json" },
+              documents: { type: "array", items: { type: "object" }, description: 'Either document proves the token: {"site_id": <id>, "token": <token>} or {"sites": {<id>: <token>, …}}.' },
+              description: { type: "string" },
+            },
+          },
+          "dns-txt": {
+            type: "object",
+            required: ["name", "type", "value", "description"],
+            properties: {
+              name: { type: "string", description: "_service.<host>" },
+              type: { const: "TXT" },
+              value: { type: "string", description: "service-verification=<token>" },
+              description: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+  },
+  VerifiedOrigins: {
+    type: "object",
+    required: ["site_id", "verified_origins"],
+    properties: { site_id: slug, verified_origins: { type: "array", items: { type: "string" }, description: "Every origin allowed to write for the site: verified or declared in [sites]." } },
+  },
   SystemMessage: {
     type: "object",
     required: ["event_id", "event_type", "state_key", "sender", "origin_server_ts", "content_json"],
@@ -176,6 +226,66 @@ export const components = {
   },
   PageModerators: { type: "object", required: ["room_id", "moderators"], properties: { room_id: { type: "string" }, moderators: roster } },
   SiteRoles: { type: "object", required: ["admins", "managers"], properties: { admins: roster, managers: roster } },
+  OperatorSite: {
+    type: "object",
+    description: "A site as the operator sees it: its database row merged with the [sites] configuration overlay.",
+    required: ["site_id", "source", "status", "id_generated", "verified", "verified_origins", "has_secret", "secret_source", "space_room_id", "created_at"],
+    properties: {
+      site_id: slug,
+      source: { enum: ["api", "config"], description: "config when the site is declared in [sites]." },
+      status: { enum: ["active", "retiring"] },
+      id_generated: { type: "boolean", description: "The server generated the id (registration without a body)." },
+      verified: { type: "boolean", description: "Ownership is proven: the site is declared in [sites] or has verified at least one origin." },
+      verified_origins: {
+        type: "array",
+        description: "Origins allowed to write, sorted; an origin declared in [sites] is config even if it was also verified.",
+        items: { type: "object", required: ["origin", "source"], properties: { origin: { type: "string" }, source: { enum: ["verified", "config"] } } },
+      },
+      has_secret: { type: "boolean", description: "The site has an HMAC secret: writes must be signed." },
+      secret_source: { enum: ["api", "config", null], description: "Where the secret comes from: issued through the API, declared in [sites], or null (none)." },
+      space_room_id: { type: ["string", "null"], description: "The site's Matrix Space, once provisioned." },
+      created_at: { type: "string", format: "date-time" },
+    },
+  },
+  OperatorSitePage: {
+    type: "object",
+    required: ["data", "meta"],
+    properties: { data: { type: "array", items: ref("OperatorSite") }, meta: ref("PaginationMeta") },
+  },
+  OperatorSiteSecret: {
+    type: "object",
+    required: ["site_id", "secret"],
+    properties: { site_id: slug, secret: { type: "string", description: "The new HMAC secret (32 random bytes, base64url); shown once." } },
+  },
+  OperatorClaimToken: {
+    type: "object",
+    required: ["site_id", "claim_token"],
+    properties: { site_id: slug, claim_token: { type: "string", description: "The new claim token; shown once. The previous one no longer works." } },
+  },
+  SiteConfigSnippet: {
+    type: "object",
+    required: ["site_id", "toml"],
+    properties: {
+      site_id: slug,
+      toml: { type: "string", description: "A [sites.<site_id>] table with the site's origins and, if it has one, its secret; the service's configuration loader reads it as is." },
+    },
+  },
+  RetirementState: {
+    type: "object",
+    description: "A retirement target and its state: retiring from the request until the background pass has cleared it (then 404).",
+    required: ["target_type", "target_id", "state"],
+    properties: {
+      target_type: { enum: ["site", "page", "room"] },
+      target_id: { type: "string", description: "The site id, site_id/page_slug, or the room id." },
+      state: { enum: ["active", "retiring", "superseded"], description: "retiring once requested; reads answer active before that (and superseded for an upgraded room)." },
+    },
+  },
+  PageRetiring: {
+    type: "object",
+    required: ["site_id", "page_slug", "status"],
+    properties: { site_id: slug, page_slug: slug, status: { const: "retiring" } },
+  },
+  RoomRetiring: { type: "object", required: ["room_id", "status"], properties: { room_id: { type: "string" }, status: { const: "retiring" } } },
 } satisfies Record<ComponentName, JSONSchema>;
 
 export const requestBodies = {
@@ -184,6 +294,27 @@ export const requestBodies = {
     additionalProperties: false,
     properties: { site_id: { ...slug, description: "The id to register; omit the body for a generated 32-hex id." } },
   },
+  issueSiteSecret: {
+    type: "object",
+    additionalProperties: false,
+    properties: { rotate: { type: "boolean", default: false, description: "true replaces an existing secret; without it an existing secret is 409 secret-exists." } },
+  },
+  startVerification: {
+    type: "object",
+    additionalProperties: false,
+    required: ["origin"],
+    properties: {
+      origin: { type: "string", description: "scheme://host[:port], http or https, no path." },
+      methods: {
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: verificationMethod,
+        description: 'The order confirm tries them in. Default: ["well-known", "dns-txt"] (only well-known for an IP-address origin).',
+      },
+    },
+  },
+  confirmVerification: { type: "object", additionalProperties: false, required: ["origin"], properties: { origin: { type: "string", description: "The origin as started." } } },
   listComments: {
     type: "object",
     additionalProperties: false,
@@ -238,6 +369,21 @@ export const requestBodies = {
     },
     ["geo_uri"],
   ),
+  listOperatorSites: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      page: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1, description: `1-${MAX_PAGE}; past the last page the list is empty.` },
+      per_page: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+      site_id: { ...slug, description: "Only this site (an empty page when it is not tracked)." },
+    },
+  },
+  revokeOrigin: {
+    type: "object",
+    additionalProperties: false,
+    required: ["origin"],
+    properties: { origin: { type: "string", description: "The origin to revoke, scheme://host[:port]." } },
+  },
 } satisfies Record<string, JSONSchema>;
 
 /** A visitor write body: the operation's own fields plus the author proof. */

@@ -1,6 +1,6 @@
 // The client key for rate limits: the peer address, or the nearest untrusted X-Forwarded-For
 // hop when the peer is a trusted proxy.
-import { BlockList, isIP } from "node:net";
+import { BlockList, SocketAddress, isIP } from "node:net";
 
 const PRESETS: Record<string, Array<[string, number, "ipv4" | "ipv6"]>> = {
   loopback: [["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]],
@@ -8,8 +8,18 @@ const PRESETS: Record<string, Array<[string, number, "ipv4" | "ipv6"]>> = {
   linklocal: [["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]],
 };
 
-/** Strips the IPv4-mapped IPv6 form (::ffff:1.2.3.4) that dual-stack sockets report. */
-export const canonicalIp = (address: string): string => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
+/**
+ * One spelling per address, so that it is one rate-limit key: IPv6 in its RFC 5952 form (lower
+ * case, zeros compressed, no zone), IPv4-mapped IPv6 in any spelling (::ffff:1.2.3.4,
+ * ::ffff:102:304, 0:0:0:0:0:ffff:…) as plain IPv4. Null when `address` is not an address.
+ */
+export function canonicalIp(address: string): string | null {
+  const family = isIP(address);
+  if (family === 4) return address;
+  if (family === 0) return null;
+  const formatted = new SocketAddress({ address, family: "ipv6" }).address;
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(formatted)?.[1] ?? formatted;
+}
 
 export class TrustedProxies {
   private readonly list = new BlockList();
@@ -35,22 +45,27 @@ export class TrustedProxies {
   }
 
   has(address: string): boolean {
-    if (this.empty) return false;
-    const ip = canonicalIp(address);
-    const family = isIP(ip);
-    return family !== 0 && this.list.check(ip, family === 6 ? "ipv6" : "ipv4");
+    const ip = this.empty ? null : canonicalIp(address);
+    return ip !== null && this.list.check(ip, isIP(ip) === 6 ? "ipv6" : "ipv4");
   }
 
-  /** Walks X-Forwarded-For right to left past trusted proxies; malformed hops fall back to the peer. */
+  /**
+   * The client key: the peer, or when the peer is a trusted proxy the nearest X-Forwarded-For
+   * hop (right to left) that is not one; a malformed hop reached on the way means the header
+   * cannot be trusted, so the peer is the key. Hops are canonical, like the peer.
+   */
   clientAddress(peer: string, forwardedFor: string | undefined): string {
-    const peerIp = canonicalIp(peer);
+    const peerIp = canonicalIp(peer) ?? peer;
     if (!forwardedFor || !this.has(peerIp)) return peerIp;
-    const hops = forwardedFor.split(",").map((hop) => canonicalIp(hop.trim()));
+    const hops = forwardedFor.split(",");
+    let nearest = peerIp;
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = hops[i]!;
-      if (!isIP(hop)) return peerIp;
+      const hop = canonicalIp(hops[i]!.trim());
+      if (hop === null) return peerIp;
       if (!this.has(hop)) return hop;
+      nearest = hop;
     }
-    return hops[0] && isIP(hops[0]) ? hops[0] : peerIp;
+    // Every hop is a trusted proxy: the leftmost is as near the client as the header gets.
+    return nearest;
   }
 }

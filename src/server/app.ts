@@ -44,7 +44,11 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
-  if (options.worker ?? true) services.worker.start();
+  // The retirement pass writes to Matrix like the worker, so an API-only instance runs neither.
+  if (options.worker ?? true) {
+    services.worker.start();
+    services.retirementPass.start();
+  }
   await services.liveEventPoller.start();
   services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
     services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
@@ -58,6 +62,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
     async stop() {
       stopMaintenance();
       services.liveEventPoller.stop();
+      await services.retirementPass.stop();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

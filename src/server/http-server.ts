@@ -2,7 +2,6 @@
 // endpoints or the REST adapter.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { GraphQLSchema } from "graphql";
-import type { RequestInfo } from "../domain/request.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { handleAppservice } from "../projection/appservice-endpoint.ts";
 import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.ts";
@@ -47,7 +46,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
     if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
       try {
-        requireOperator(operatorToken, { method: req.method!, target, headers, rawBody: Buffer.alloc(0), clientIp });
+        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp });
       } catch (err) {
         sendProblem(res, toProblem(err, path).problem);
         return;
@@ -56,16 +55,16 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       else await graphql.sse(req, res);
       return;
     }
-    const appservice = path.startsWith("/_matrix/app/");
-    const limit = appservice ? APPSERVICE_MAX_BODY_BYTES : MAX_BODY_BYTES;
-    const rawBody = await readBody(req, res, limit, () => (appservice ? matrixTooLarge(limit) : problemTooLarge(limit, path, headers)));
-    if (!rawBody) return;
-    if (appservice) {
-      await handleAppservice(services, req, res, target, rawBody);
+    if (path.startsWith("/_matrix/app/")) {
+      const rawBody = await readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES));
+      if (rawBody) await handleAppservice(services, req, res, target, rawBody);
       return;
     }
-    const request: RequestInfo = { method: req.method ?? "GET", target, headers, rawBody, clientIp };
-    await rest.handle(res, request);
+    // The adapter reads the body only after admission. A refused request's unread body is
+    // discarded by Node as it arrives (the connection stays usable), never buffered.
+    await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp }, () =>
+      readBody(req, res, MAX_BODY_BYTES, () => problemTooLarge(MAX_BODY_BYTES, path, headers)),
+    );
   };
 
   return createServer((req, res) => {

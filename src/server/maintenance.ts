@@ -11,6 +11,7 @@ export async function runMaintenance(services: Services, now = new Date()): Prom
   const before = (ms: number) => new Date(now.getTime() - ms);
   await services.idempotency.pruneExpired(now);
   await services.challenges.pruneExpired(now);
+  await services.siteWriteAuth.signatures.pruneExpired(now);
   await services.db.liveEvent.deleteMany({ where: { createdAt: { lt: before(LIVE_EVENT_RETENTION_MS) } } });
   await services.db.submission.deleteMany({ where: { status: "sent", completedAt: { lt: before(SENT_SUBMISSION_RETENTION_MS) } } });
 }

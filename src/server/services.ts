@@ -8,6 +8,11 @@ import { Health } from "../domain/health.ts";
 import { IdempotencyStore } from "../domain/idempotency.ts";
 import { sharedSecret } from "../domain/settings.ts";
 import { Sites } from "../domain/sites.ts";
+import { Verifications } from "../domain/verifications.ts";
+import { OriginVerifier } from "../verification/verifier.ts";
+import { VerificationResolver } from "../verification/resolver.ts";
+import { SiteWriteAuth } from "../domain/site-write-auth.ts";
+import { SeenSignatures } from "../domain/seen-signatures.ts";
 import { Homeserver } from "../matrix/homeserver.ts";
 import { MatrixNames } from "../matrix/names.ts";
 import { Provisioner } from "../matrix/provisioning.ts";
@@ -19,6 +24,8 @@ import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
+import { Retirements } from "../retirement/requests.ts";
+import { RetirementPass } from "../retirement/pass.ts";
 
 export interface Services {
   config: Config;
@@ -26,6 +33,8 @@ export interface Services {
   names: MatrixNames;
   homeserver: Homeserver;
   sites: Sites;
+  verifications: Verifications;
+  siteWriteAuth: SiteWriteAuth;
   challenges: Challenges;
   idempotency: IdempotencyStore;
   comments: Comments;
@@ -35,6 +44,8 @@ export interface Services {
   pageEvents: PageEvents;
   liveEventPoller: LiveEventPoller;
   worker: QueueWorker;
+  retirements: Retirements;
+  retirementPass: RetirementPass;
   log: (message: string) => void;
 }
 
@@ -45,6 +56,7 @@ export async function createServices(config: Config, log: (message: string) => v
   const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names);
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
+  const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
   const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
   const idempotency = new IdempotencyStore(db);
   const live = new LiveEvents();
@@ -55,12 +67,15 @@ export async function createServices(config: Config, log: (message: string) => v
   const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
   const comments = new Comments(db, sites);
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake());
+  const retirementPass = new RetirementPass(db, homeserver, log);
   return {
     config,
     db,
     names,
     homeserver,
     sites,
+    verifications: new Verifications(db, sites, verifier),
+    siteWriteAuth: new SiteWriteAuth(sites, new SeenSignatures(db), config.security.verificationPolicy),
     challenges,
     idempotency,
     comments,
@@ -70,6 +85,8 @@ export async function createServices(config: Config, log: (message: string) => v
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
+    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), () => retirementPass.kick()),
+    retirementPass,
     log,
   };
 }

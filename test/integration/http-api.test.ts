@@ -296,7 +296,7 @@ describe("writing comments", () => {
     await expectProblem(await post(await visitor.commentBody(ghost, "page", "hi"), { "idempotency-key": "g-1" }, ghost), 404, "site-not-found");
     const reg = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: uniqueSiteId("unverified") }) });
     const { site_id } = (await reg.json()) as any;
-    await expectProblem(await post(await visitor.commentBody(site_id, "page", "hi"), { "idempotency-key": "g-2" }, site_id), 403, "origin-not-allowed");
+    await expectProblem(await post(await visitor.commentBody(site_id, "page", "hi"), { "idempotency-key": "g-2" }, site_id), 403, "site-not-verified");
     for (const id of [ghost, site_id]) {
       await assert.rejects(matrixRequest("GET", `/_matrix/client/v3/directory/room/${encodeURIComponent(`#_service_${id}:${TEST_SERVER_NAME}`)}`), (err: any) => err.status === 404);
     }
@@ -315,6 +315,14 @@ describe("rate limits", () => {
     } finally {
       await limited.stop();
     }
+  });
+});
+
+describe("live events", () => {
+  test("an event stream of a malformed page or an unknown site is refused before it starts", async () => {
+    const bad = await fetch(url(`/api/v1/sites/${SITE}/pages/Not_A_Slug/sse`));
+    await expectProblem(bad, 400, "validation-error");
+    await expectProblem(await fetch(url(`/api/v1/sites/${uniqueSiteId("nowhere")}/pages/page/sse`)), 404, "site-not-found");
   });
 });
 

@@ -111,10 +111,13 @@ test("maintenance prunes expired idempotency records, spent challenges, old live
       { id: "old-failed", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "failed", completedAt: longAgo },
     ],
   });
-  const services = { db, idempotency: new IdempotencyStore(db), challenges: new Challenges(db, Buffer.alloc(32), 8) } as never;
+  const { SeenSignatures } = await import("../../src/domain/seen-signatures.ts");
+  await db.seenRequestSignature.create({ data: { digest: "old", expiresAt: old } });
+  const services = { db, idempotency: new IdempotencyStore(db), challenges: new Challenges(db, Buffer.alloc(32), 8), siteWriteAuth: { signatures: new SeenSignatures(db) } } as never;
   await runMaintenance(services);
   assert.deepEqual((await db.idempotencyRecord.findMany()).map((r) => r.key), ["new"]);
   assert.equal(await db.consumedChallenge.count(), 0);
+  assert.equal(await db.seenRequestSignature.count(), 0, "request signatures past their window are pruned");
   assert.equal(await db.liveEvent.count(), 1);
   assert.equal(await db.submission.count({ where: { id: "old-sent" } }), 0, "old sent submissions are pruned");
   assert.equal(await db.submission.count({ where: { id: "old-failed" } }), 1, "failed ones stay for the operator");

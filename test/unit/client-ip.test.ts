@@ -11,6 +11,27 @@ describe("canonicalIp", () => {
     assert.equal(canonicalIp("2001:db8::1"), "2001:db8::1");
     assert.equal(canonicalIp("192.0.2.1"), "192.0.2.1");
   });
+  test("every spelling of an IPv4-mapped address is the IPv4 address", () => {
+    for (const mapped of ["::ffff:7f00:1", "::FFFF:7F00:0001", "0:0:0:0:0:ffff:127.0.0.1", "0000:0000:0000:0000:0000:ffff:7f00:0001"]) {
+      assert.equal(canonicalIp(mapped), "127.0.0.1", mapped);
+    }
+  });
+  test("IPv6 is written one way (RFC 5952): lower case, zeros compressed, no zone", () => {
+    assert.equal(canonicalIp("2001:0DB8:0000:0000:0000:0000:0000:0001"), "2001:db8::1");
+    assert.equal(canonicalIp("2001:db8:0:0:1:0:0:1"), "2001:db8::1:0:0:1");
+    assert.equal(canonicalIp("0:0:0:0:0:0:0:1"), "::1");
+    assert.equal(canonicalIp("fe80::1%eth0"), "fe80::1");
+  });
+  test("IPv4-compatible and NAT64 addresses stay IPv6, one spelling each", () => {
+    assert.equal(canonicalIp("::7f00:1"), canonicalIp("::127.0.0.1"));
+    assert.notEqual(canonicalIp("::7f00:1"), "127.0.0.1");
+    assert.equal(canonicalIp("64:ff9b::192.0.2.1"), "64:ff9b::c000:201");
+  });
+  test("non-addresses are null", () => {
+    for (const bad of ["", "garbage", "[::1]", "::1]", "1.2.3.4:80", "010.0.0.1", "1.2.3", "1::2::3", "fe80::1%", " 1.2.3.4"]) {
+      assert.equal(canonicalIp(bad), null, bad);
+    }
+  });
 });
 
 describe("TrustedProxies presets", () => {
@@ -158,5 +179,32 @@ describe("clientAddress", () => {
 
   test("IPv6 clients behind an IPv6 loopback proxy", () => {
     assert.equal(t.clientAddress("::1", "2001:db8::42, fd00::1"), "2001:db8::42");
+  });
+
+  test("one client key however its address is spelled", () => {
+    assert.equal(t.clientAddress("::1", "2001:0DB8:0:0::42"), "2001:db8::42");
+    assert.equal(t.clientAddress("0:0:0:0:0:0:0:1", "2001:db8::42"), "2001:db8::42", "the peer's spelling does not matter either");
+    assert.equal(t.clientAddress("::ffff:7f00:1", "::ffff:c633:6401"), "198.51.100.1", "hex IPv4-mapped peer and hop");
+    assert.equal(t.clientAddress("2001:0DB8::0050", undefined), "2001:db8::50");
+  });
+
+  test("trusted IPv6 proxies are recognised in any spelling, and mapped addresses against IPv4 ranges", () => {
+    assert.equal(t.clientAddress("::1", "198.51.100.1, 0:0:0:0:0:0:0:1, FD00::0001"), "198.51.100.1");
+    assert.equal(t.clientAddress("::1", "198.51.100.1, ::ffff:10.0.0.2"), "198.51.100.1");
+  });
+
+  test("malformed IPv6 hops fall back to the peer", () => {
+    for (const hop of ["[2001:db8::1]:443", "2001:db8::1::2", "2001:db8::g", "2001:db8::1%"]) {
+      assert.equal(t.clientAddress("::1", `198.51.100.1, ${hop}`), "::1", hop);
+    }
+  });
+
+  test("an empty hop (a trailing comma, a blank header) is malformed", () => {
+    assert.equal(t.clientAddress("127.0.0.1", "198.51.100.1,"), "127.0.0.1");
+    assert.equal(t.clientAddress("127.0.0.1", " "), "127.0.0.1");
+  });
+
+  test("an unparseable peer is its own key", () => {
+    assert.equal(t.clientAddress("", "198.51.100.1"), "");
   });
 });

@@ -41,7 +41,7 @@ describe("defaults", () => {
     });
   });
   test("security: PoW difficulty 16 (contract default), no operator token", () => {
-    assert.deepEqual(config.security, { operatorToken: null, allowPrivateVerificationOrigins: false, powDifficulty: 16 });
+    assert.deepEqual(config.security, { operatorToken: null, allowPrivateVerificationOrigins: false, verificationPolicy: "optional", powDifficulty: 16, dnsResolver: null });
   });
   test("queue", () => {
     assert.deepEqual(config.queue, { pollIntervalMs: 250, maxAttempts: 8, retryBaseMs: 1000 });
@@ -156,6 +156,10 @@ describe("types and ranges", () => {
   test("PoW difficulty 0-32", () => {
     assert.equal(load(`${TOKENS}[security]\npow_difficulty = 32\n`).security.powDifficulty, 32);
     rejects(`${TOKENS}[security]\npow_difficulty = 33\n`, "security.pow_difficulty", "32");
+  });
+  test("verification policy: optional or strict", () => {
+    assert.equal(load(`${TOKENS}[security]\nverification_policy = "strict"\n`).security.verificationPolicy, "strict");
+    rejects(`${TOKENS}[security]\nverification_policy = "lenient"\n`, "security.verification_policy", '"optional", "strict"');
   });
   test("queue.max_attempts at least 1", () => {
     rejects(`${TOKENS}[queue]\nmax_attempts = 0\n`, "queue.max_attempts", "at least 1");

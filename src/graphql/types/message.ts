@@ -62,7 +62,7 @@ export const Message = builder.prismaObject("Comment", {
   }),
 });
 
-const PaginationMeta = builder.objectRef<{ total: number; page: number; perPage: number }>("PaginationMeta").implement({
+export const PaginationMeta = builder.objectRef<{ total: number; page: number; perPage: number }>("PaginationMeta").implement({
   fields: (t) => ({
     total: t.exposeInt("total"),
     page: t.exposeInt("page"),

@@ -30,6 +30,13 @@ const SiteRegistration = builder.simpleObject("SiteRegistration", {
   }),
 });
 
+const SiteSecret = builder.simpleObject("SiteSecret", {
+  fields: (t) => ({
+    siteId: t.string(),
+    secret: t.string({ description: "The HMAC key; shown once." }),
+  }),
+});
+
 builder.queryField("site", (t) =>
   t.prismaField({
     type: "Site",
@@ -52,5 +59,14 @@ builder.mutationField("registerSite", (t) =>
     description: "Registers a site under the chosen id, or a generated one.",
     args: { siteId: t.arg.string({ required: false }) },
     resolve: (_root, args, ctx) => ctx.services.sites.register(args.siteId ?? null),
+  }),
+);
+
+builder.mutationField("issueSiteSecret", (t) =>
+  t.field({
+    type: SiteSecret,
+    description: "Issues the site's HMAC secret (rotate: replaces an existing one). Callers acting for the owner check the claim token first (Sites.requireClaim); REST does.",
+    args: { siteId: t.arg.string({ required: true }), rotate: t.arg.boolean({ required: false }) },
+    resolve: (_root, args, ctx) => ctx.services.sites.issueSecret(args.siteId, args.rotate ?? false),
   }),
 );

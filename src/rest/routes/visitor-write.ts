@@ -36,7 +36,7 @@ function commonProblems(spec: VisitorWriteSpec): Record<number, string[]> {
     403: [...(spec.auth === "site-write" ? ["origin-not-allowed", "signature-required", "invalid-request-signature"] : []), "invalid-signature", "invalid-PoW"],
     404: ["site-not-found"],
     409: spec.idempotencyKey ? ["idempotency-key-reused"] : [],
-    410: ["site-retired"],
+    410: ["site-retired", "page-retired"],
     429: ["rate-limited"],
   };
   for (const [status, codes] of Object.entries(spec.problems)) problems[Number(status)] = [...(problems[Number(status)] ?? []), ...codes];
