@@ -1,5 +1,6 @@
 // The shape of an entry in the route table (src/rest/routes/), from which the HTTP routing,
 // validation, handlers and the OpenAPI document are all derived.
+import type { FromSchema, JSONSchema as TypedSchema } from "json-schema-to-ts";
 import type { JSONSchema } from "./schemas.ts";
 import type { RateLimitName } from "./rate-limits.ts";
 
@@ -18,10 +19,14 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
  */
 export type Auth = "public" | "author-proof" | "site-write" | "operator" | "claim";
 
-export interface RouteInput {
+/** A request body's TypeScript type, derived from its JSON Schema (the schema is the one source). */
+export type BodyOf<S> = 0 extends 1 & S ? Record<string, any> : S extends TypedSchema ? FromSchema<S> : Record<string, any>;
+
+/** What a route's operation gets: path and query parameters, the validated body (defaults applied), headers. */
+export interface RouteInput<Body = Record<string, any>> {
   params: Record<string, string>;
   query: Record<string, string>;
-  body: Record<string, unknown>;
+  body: Body;
   headers: Record<string, string | undefined>;
 }
 
@@ -63,11 +68,16 @@ interface RouteBase {
 }
 
 /** A route that runs a GraphQL query or mutation in-process and maps its result. */
-export interface OperationRoute<Data = any> extends RouteBase {
+/**
+ * `BodySchema` is the route's request body schema (`typeof requestBodies.x`): `body.schema` must
+ * be that very schema, and the operation's input is typed from it.
+ */
+export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase {
+  body?: { schema: BodySchema & JSONSchema; optional: boolean };
   kind: "operation";
   /** The GraphQL document (one operation, plus fragments). */
   document: string;
-  variables: (input: RouteInput) => Record<string, unknown>;
+  variables: (input: RouteInput<BodyOf<BodySchema>>) => Record<string, unknown>;
   respond: (data: Data) => RouteResult;
 }
 

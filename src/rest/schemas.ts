@@ -1,5 +1,6 @@
-// JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the REST surface: request bodies are
-// validated against them and the OpenAPI document publishes them as components.
+// JSON Schemas (2020-12, as OpenAPI 3.2 uses them) of the REST surface, one per shape: request
+// bodies are validated against them, their TypeScript types are derived from them (BodyOf in
+// route.ts), and the OpenAPI document publishes them.
 
 import { SYSTEM_MESSAGE_LIMIT } from "../domain/rooms.ts";
 import { MAX_PAGE } from "../domain/pagination.ts";
@@ -12,17 +13,17 @@ type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary"
 
 export const ref = (name: ComponentName): JSONSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const slug = { type: "string", pattern: "^[a-z0-9-]{1,64}$" };
-const verificationMethod = { enum: [...VERIFICATION_METHODS] };
+const slug = { type: "string", pattern: "^[a-z0-9-]{1,64}$" } as const;
+const verificationMethod = { enum: VERIFICATION_METHODS } as const;
 const nullableString = { type: ["string", "null"] };
 const roster = { type: "array", items: ref("RoleMember"), description: "By level descending, then user_id." };
-const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." };
-const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." };
+const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." } as const;
+const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." } as const;
 const authorProof = {
   author_public_key: { type: "string", description: "base64url Ed25519 public key (32 bytes), unpadded." },
   author_signature: { type: "string", description: "base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array." },
   challenge_response: { type: "string", description: "<challenge>|<nonce>, nonce 1-64 of [A-Za-z0-9]." },
-};
+} as const;
 
 export const components = {
   Problem: {
@@ -384,16 +385,16 @@ export const requestBodies = {
     required: ["origin"],
     properties: { origin: { type: "string", description: "The origin to revoke, scheme://host[:port]." } },
   },
-} satisfies Record<string, JSONSchema>;
+} as const satisfies Record<string, JSONSchema>;
 
 /** A visitor write body: the operation's own fields plus the author proof. */
-function proofBody(properties: Record<string, JSONSchema>, required: string[]): JSONSchema {
+function proofBody<const P extends Record<string, JSONSchema>, const R extends readonly string[]>(properties: P, required: R) {
   return {
     type: "object",
     additionalProperties: false,
-    required: [...required, "author_public_key", "author_signature", "challenge_response"],
+    required: [...required, "author_public_key", "author_signature", "challenge_response"] as const,
     properties: { ...properties, ...authorProof },
-  };
+  } as const;
 }
 
 export const pathParams = {

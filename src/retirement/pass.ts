@@ -13,8 +13,9 @@ import { MAX_RETRY_DELAY_MS } from "../queue/backoff.ts";
 export const RETIREMENT_INTERVAL_MS = 5_000;
 /**
  * Transactions trail the requests that caused them: local rows are cleared once the bot's own
- * leave has come back, so no late event is stored for a room that no longer exists. A homeserver
- * that never delivers it does not hold the retirement up for longer than this.
+ * leave has come back and been applied (a transaction still being applied could fail against
+ * the clearing and come back again), so no late event is stored for a room that no longer
+ * exists. A homeserver that never delivers it does not hold the retirement up longer than this.
  */
 const LEAVE_ECHO_WAIT_MS = 60_000;
 
@@ -119,14 +120,14 @@ export class RetirementPass {
     await this.hs.leaveRoom(names.botUserId, room.roomId).catch(orDone);
   }
 
-  /** Whether the homeserver has pushed the bot's leave of the room (or never pushed its membership). */
+  /** Whether the bot's leave of the room has been pushed and applied (or its membership never was pushed). */
   private async leaveEchoed(roomId: string): Promise<boolean> {
     const last = await this.db.matrixEvent.findFirst({
       where: { roomId, type: "m.room.member", stateKey: this.hs.names.botUserId },
       orderBy: { seq: "desc" },
-      select: { json: true },
+      select: { json: true, status: true },
     });
-    return !last || (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join";
+    return !last || (last.status !== "waiting" && (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join");
   }
 
   /** Clears the projections and registry rows of the rooms, then the row itself (and a retired site). */

@@ -5,7 +5,7 @@ import { visitorWriteRoute } from "./visitor-write.ts";
 import { toWireMessage } from "../wire.ts";
 import { MESSAGE_FIELDS, pagePath, pageVariables } from "./shared.ts";
 
-export const listComments: OperationRoute = {
+export const listComments: OperationRoute<any, typeof requestBodies.listComments> = {
   kind: "operation",
   operationId: "listComments",
   method: "QUERY",

@@ -3,7 +3,7 @@ import type { OperationRoute } from "../route.ts";
 import { ref, requestBodies } from "../schemas.ts";
 import { sitePath } from "./shared.ts";
 
-export const registerSite: OperationRoute = {
+export const registerSite: OperationRoute<any, typeof requestBodies.registerSite> = {
   kind: "operation",
   operationId: "registerSite",
   method: "POST",
@@ -14,13 +14,13 @@ export const registerSite: OperationRoute = {
   rateLimit: "siteRegistration",
   body: { schema: requestBodies.registerSite, optional: true },
   document: `mutation RegisterSite($siteId: String) { registerSite(siteId: $siteId) { site_id: siteId claim_token: claimToken } }`,
-  variables: (input) => ({ siteId: (input.body.site_id as string | undefined) ?? null }),
+  variables: (input) => ({ siteId: input.body.site_id ?? null }),
   respond: (data) => ({ status: 201, body: data.registerSite }),
   responses: { 201: { description: "Registered.", schema: ref("SiteRegistration") } },
   problems: { 400: ["validation-error"], 409: ["site-id-taken"], 429: ["rate-limited"] },
 };
 
-export const issueSiteSecret: OperationRoute = {
+export const issueSiteSecret: OperationRoute<any, typeof requestBodies.issueSiteSecret> = {
   kind: "operation",
   operationId: "issueSiteSecret",
   method: "POST",

@@ -6,7 +6,7 @@ import { sitePath } from "./shared.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../../domain/verifications.ts";
 import { WELL_KNOWN_LIMITS } from "../../verification/well-known.ts";
 
-export const startVerification: OperationRoute = {
+export const startVerification: OperationRoute<any, typeof requestBodies.startVerification> = {
   kind: "operation",
   operationId: "startVerification",
   method: "POST",
@@ -32,7 +32,7 @@ export const startVerification: OperationRoute = {
   problems: { 400: ["validation-error", "private-origin"], 404: ["site-not-found"] },
 };
 
-export const confirmVerification: OperationRoute = {
+export const confirmVerification: OperationRoute<any, typeof requestBodies.confirmVerification> = {
   kind: "operation",
   operationId: "confirmVerification",
   method: "POST",
