@@ -94,12 +94,14 @@ export class RestApi {
       }
       const prepared = this.prepared.get(match.route)!;
       this.admit(prepared.route, head);
+      // The claim token needs no body, so a wrong one is refused before the body is read.
+      if (prepared.route.auth === "claim") await this.services.sites.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       const rawBody = await readBody();
       if (!rawBody) return;
       const request: RequestInfo = { ...head, rawBody };
       const input = this.readInput(prepared, match.params, request);
+      // Site write auth may be HMAC over the body hash: after the body.
       if (prepared.route.auth === "site-write") await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request);
-      if (prepared.route.auth === "claim") await this.services.sites.requireClaim(input.params.site_id!, request.headers["x-service-claim-token"]);
       this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
       if (prepared.route.kind === "stream") {

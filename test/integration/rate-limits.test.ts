@@ -183,6 +183,21 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       }
     });
 
+    test("a wrong claim token is refused before the body is read", async () => {
+      const site = (await (await fetch(url("/api/v1/sites"), { method: "POST", headers: client() })).json()) as { site_id: string };
+      const { socket, received } = await rawConnection();
+      try {
+        socket.write(
+          `POST /api/v1/sites/${site.site_id}/secret HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client()["x-forwarded-for"]}\r\nX-Service-Claim-Token: wrong\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n`,
+        );
+        await eventually(async () => received().includes("\r\n\r\n{"), 5_000, "the 403");
+        assert.match(received(), /^HTTP\/1\.1 403 /);
+        assert.match(received(), /invalid-claim-token/);
+      } finally {
+        socket.destroy();
+      }
+    });
+
     test("an admitted request does wait for its body (the contrast to the above)", async () => {
       const { socket, received } = await rawConnection();
       try {
