@@ -49,6 +49,6 @@ export const openapiDocument = (document: () => unknown): StaticRoute => ({
   summary: "This OpenAPI document.",
   auth: "public",
   respond: () => ({ status: 200, body: document() }),
-  responses: { 200: { description: "The OpenAPI 3.1 document.", schema: { type: "object" } } },
+  responses: { 200: { description: "The OpenAPI 3.2 document.", schema: { type: "object" } } },
   problems: {},
 });
