@@ -9,7 +9,7 @@ import { VERIFICATION_METHODS } from "../verification/verifier.ts";
 
 export type JSONSchema = Record<string, unknown>;
 
-type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteRegistration" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "OperatorSiteSecret" | "OperatorClaimToken" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring";
+type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteClaimToken" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring";
 
 export const ref = (name: ComponentName): JSONSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -133,10 +133,11 @@ export const components = {
       },
     },
   },
-  SiteRegistration: {
+  SiteClaimToken: {
     type: "object",
+    description: "A site's claim token: at registration and at every rotation (the previous one no longer works).",
     required: ["site_id", "claim_token"],
-    properties: { site_id: slug, claim_token: { type: "string", description: "Shown once." } },
+    properties: { site_id: slug, claim_token: { type: "string", description: "Shown once; only its hash is stored." } },
   },
   SiteSecret: {
     type: "object",
@@ -252,16 +253,6 @@ export const components = {
     type: "object",
     required: ["data", "meta"],
     properties: { data: { type: "array", items: ref("OperatorSite") }, meta: ref("PaginationMeta") },
-  },
-  OperatorSiteSecret: {
-    type: "object",
-    required: ["site_id", "secret"],
-    properties: { site_id: slug, secret: { type: "string", description: "The new HMAC secret (32 random bytes, base64url); shown once." } },
-  },
-  OperatorClaimToken: {
-    type: "object",
-    required: ["site_id", "claim_token"],
-    properties: { site_id: slug, claim_token: { type: "string", description: "The new claim token; shown once. The previous one no longer works." } },
   },
   SiteConfigSnippet: {
     type: "object",

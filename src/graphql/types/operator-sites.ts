@@ -1,6 +1,7 @@
 // Operator site administration: the site listing with the [sites] overlay, origin revocation,
 // secret and claim-token rotation, config snippets (src/domain/operator-sites.ts).
 import { builder } from "../builder.ts";
+import { SiteClaimToken, SiteSecret } from "./site.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../domain/pagination.ts";
 import {
   configSnippet,
@@ -40,14 +41,6 @@ const OperatorSitePage = builder.simpleObject("OperatorSitePage", {
   fields: (t) => ({ data: t.field({ type: [OperatorSite] }), meta: t.field({ type: PaginationMeta }) }),
 });
 
-const OperatorSiteSecret = builder.simpleObject("OperatorSiteSecret", {
-  fields: (t) => ({ siteId: t.string(), secret: t.string({ description: "Shown once." }) }),
-});
-
-const OperatorClaimToken = builder.simpleObject("OperatorClaimToken", {
-  fields: (t) => ({ siteId: t.string(), claimToken: t.string({ description: "Shown once; only its hash is stored." }) }),
-});
-
 const SiteConfigSnippet = builder.simpleObject("SiteConfigSnippet", {
   fields: (t) => ({ siteId: t.string(), toml: t.string({ description: "A [sites.<site_id>] table with the site's origins and secret." }) }),
 });
@@ -85,7 +78,7 @@ builder.mutationField("operatorRevokeOrigin", (t) =>
 
 builder.mutationField("operatorRotateSecret", (t) =>
   t.field({
-    type: OperatorSiteSecret,
+    type: SiteSecret,
     description: "Issues or replaces the site's HMAC secret; refused when [sites] declares it.",
     args: { siteId: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => rotateSecret(ctx.services, args.siteId),
@@ -103,7 +96,7 @@ builder.mutationField("operatorRemoveSecret", (t) =>
 
 builder.mutationField("operatorRotateClaimToken", (t) =>
   t.field({
-    type: OperatorClaimToken,
+    type: SiteClaimToken,
     description: "Issues a new claim token; the old one stops working at once.",
     args: { siteId: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => rotateClaimToken(ctx.services, args.siteId),

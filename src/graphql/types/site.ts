@@ -23,14 +23,16 @@ export const Site = builder.prismaObject("Site", {
   }),
 });
 
-const SiteRegistration = builder.simpleObject("SiteRegistration", {
+/** A site's claim token, shown once: at registration and at every rotation. */
+export const SiteClaimToken = builder.simpleObject("SiteClaimToken", {
   fields: (t) => ({
     siteId: t.string(),
     claimToken: t.string({ description: "Shown once; only its hash is stored." }),
   }),
 });
 
-const SiteSecret = builder.simpleObject("SiteSecret", {
+/** A site's HMAC secret, shown once: when issued or rotated. */
+export const SiteSecret = builder.simpleObject("SiteSecret", {
   fields: (t) => ({
     siteId: t.string(),
     secret: t.string({ description: "The HMAC key; shown once." }),
@@ -55,7 +57,7 @@ builder.queryField("sites", (t) =>
 
 builder.mutationField("registerSite", (t) =>
   t.field({
-    type: SiteRegistration,
+    type: SiteClaimToken,
     description: "Registers a site under the chosen id, or a generated one.",
     args: { siteId: t.arg.string({ required: false }) },
     resolve: (_root, args, ctx) => ctx.services.sites.register(args.siteId ?? null),

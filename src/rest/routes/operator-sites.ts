@@ -71,7 +71,7 @@ export const operatorRotateSecret = operatorRoute({
   document: `mutation OperatorRotateSecret($siteId: String!) { operatorRotateSecret(siteId: $siteId) { site_id: siteId secret } }`,
   variables: siteVariables,
   respond: (data) => ({ status: 200, body: data.operatorRotateSecret }),
-  responses: { 200: { description: "The new secret.", schema: ref("OperatorSiteSecret") } },
+  responses: { 200: { description: "The new secret.", schema: ref("SiteSecret") } },
   problems: { 404: ["site-not-found"], 409: ["config-declared"] },
 });
 
@@ -99,7 +99,7 @@ export const operatorRotateClaimToken = operatorRoute({
   document: `mutation OperatorRotateClaimToken($siteId: String!) { operatorRotateClaimToken(siteId: $siteId) { site_id: siteId claim_token: claimToken } }`,
   variables: siteVariables,
   respond: (data) => ({ status: 200, body: data.operatorRotateClaimToken }),
-  responses: { 200: { description: "The new claim token.", schema: ref("OperatorClaimToken") } },
+  responses: { 200: { description: "The new claim token.", schema: ref("SiteClaimToken") } },
   problems: { 404: ["site-not-found"], 410: ["site-retired"] },
 });
 

@@ -16,7 +16,7 @@ export const registerSite: OperationRoute<any, typeof requestBodies.registerSite
   document: `mutation RegisterSite($siteId: String) { registerSite(siteId: $siteId) { site_id: siteId claim_token: claimToken } }`,
   variables: (input) => ({ siteId: input.body.site_id ?? null }),
   respond: (data) => ({ status: 201, body: data.registerSite }),
-  responses: { 201: { description: "Registered.", schema: ref("SiteRegistration") } },
+  responses: { 201: { description: "Registered.", schema: ref("SiteClaimToken") } },
   problems: { 400: ["validation-error"], 409: ["site-id-taken"], 429: ["rate-limited"] },
 };
 
