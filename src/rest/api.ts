@@ -12,6 +12,7 @@ import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
+import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
@@ -50,6 +51,7 @@ export class RestApi {
       if (document) {
         const errors = validate(schema, document);
         if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid GraphQL document: ${errors[0]!.message}`);
+        checkRouteOperation(schema, route, document);
       }
       this.prepared.set(route, {
         route,

@@ -4,6 +4,7 @@ import { builder } from "../builder.ts";
 import { SubmissionAccepted } from "./submission.ts";
 import type { AuthorProofInput, VisitorOperation } from "../../writes/operation.ts";
 import * as operations from "../../writes/operations/index.ts";
+import { VISITOR_WRITE_EXTENSION } from "../../rest/route-checks.ts";
 
 type FieldBuilder = PothosSchemaTypes.InputFieldBuilder<PothosSchemaTypes.ExtendDefaultTypes<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never>, "InputObject">;
 
@@ -33,6 +34,7 @@ function visitorWrite<Input extends AuthorProofInput>(
     t.field({
       type: SubmissionAccepted,
       description,
+      extensions: { [VISITOR_WRITE_EXTENSION]: true },
       args: { input: t.arg({ type: Input, required: true }) },
       resolve: (_root, { input }, ctx) => ctx.services.writes.accept(operation, withNulls(input, optional) as unknown as Input, ctx.idempotency),
     }),
