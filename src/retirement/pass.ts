@@ -113,7 +113,8 @@ export class RetirementPass {
     const { names } = this.hs;
     const members = await this.hs.joinedMembers(room.roomId).catch(orDone);
     if (members === DONE) return;
-    await this.hs.setRoomName(room.roomId, room.name);
+    // A name the bot may not set (its power taken in an older room version) is no reason to stop.
+    await this.hs.setRoomName(room.roomId, room.name).catch(orDone);
     if (room.space) await this.hs.sendState(room.space, "m.space.child", room.roomId, {}).catch(orDone);
     await this.hs.deleteAlias(room.alias).catch(orDone);
     for (const userId of members) if (names.isVisitorUserId(userId)) await this.hs.leaveRoom(userId, room.roomId).catch(orDone);
@@ -130,11 +131,13 @@ export class RetirementPass {
     return !last || (last.status !== "waiting" && (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join");
   }
 
-  /** Clears the projections and registry rows of the rooms, then the row itself (and a retired site). */
+  /** Deletes the row, and with it the projections and registry rows of the rooms (and a retired site's rows). */
   private async clear(row: Retirement, roomIds: string[]): Promise<void> {
     const inRooms = { roomId: { in: roomIds } };
     await this.db.$transaction(
       async (tx) => {
+        // Another instance finished it meanwhile (and the slug may have started afresh since).
+        if ((await tx.retirement.deleteMany({ where: { id: row.id } })).count === 0) return;
         await tx.comment.deleteMany({ where: inRooms });
         await tx.reaction.deleteMany({ where: inRooms });
         await tx.roomMember.deleteMany({ where: inRooms });
@@ -145,7 +148,6 @@ export class RetirementPass {
         await tx.room.deleteMany({ where: inRooms });
         if (row.targetType === "page") {
           await tx.liveEvent.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
-          await tx.retirement.deleteMany({ where: { id: row.id } });
           return;
         }
         const site = { siteId: row.siteId };

@@ -107,7 +107,6 @@ async function assertCleared(service: TestService, roomIds: string[]): Promise<v
     state: await db.roomState.count({ where }),
     events: await db.matrixEvent.count({ where }),
   };
-  if (counts.events) console.log("DEBUG leftover", JSON.stringify(await db.matrixEvent.findMany({ where }), (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
   assert.deepEqual(counts, { rooms: 0, comments: 0, members: 0, state: 0, events: 0 });
 }
 

@@ -21,7 +21,7 @@ const siteVariables = (input: RouteInput) => ({ siteId: input.params.site_id });
 const roomVariables = (input: RouteInput) => ({ roomId: input.params.room_id });
 const roomPath = { room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." } };
 
-const claimWrite = { auth: "claim", rateLimit: "governanceWrite", tag: "Sites" } as const;
+const claimWrite = { auth: "claim", postAuthRateLimit: "governanceWrite", tag: "Sites" } as const;
 const publicRead = { auth: "public", rateLimit: "publicRead", tag: "Sites" } as const;
 const operator = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
 
