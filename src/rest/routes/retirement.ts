@@ -117,43 +117,17 @@ export const deletePage: OperationRoute = {
   responses: { 200: { description: "Retiring.", schema: ref("PageRetiring") } },
 };
 
-export const operatorRetireSite: OperationRoute = {
-  kind: "operation",
-  operationId: "operatorRetireSite",
-  method: "POST",
-  path: `${OPERATOR_SITE}/retirement`,
-  ...operator,
-  summary: "Retire a site (operator).",
-  description: SITE_RETIREMENT,
-  params: sitePath,
-  document: retireSiteDocument,
-  variables: siteVariables,
-  respond: (data) => ({ status: 202, body: data.retireSite }),
-  responses: retiring(202),
-  problems: { 404: ["site-not-found"], 409: ["config-declared"] },
-};
+/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
+function mirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
+  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
+  return { ...rest, ...operator, operationId, path, ...extra };
+}
 
-export const operatorGetSiteRetirement: OperationRoute = {
-  ...operatorRetireSite,
-  operationId: "operatorGetSiteRetirement",
-  method: "GET",
-  summary: "A site's retirement state (operator).",
+export const operatorRetireSite = mirror(retireSite, "operatorRetireSite", `${OPERATOR_SITE}/retirement`, { problems: { 404: ["site-not-found"], 409: ["config-declared"] } });
+export const operatorGetSiteRetirement = mirror(getSiteRetirement, "operatorGetSiteRetirement", `${OPERATOR_SITE}/retirement`, {
   description: `${STATE_READ} Answered while the site's row exists.`,
-  document: siteStateDocument,
-  respond: (data) => ({ status: 200, body: data.siteRetirement }),
-  responses: state,
-  problems: { 404: ["site-not-found"] },
-};
-
-export const operatorDeleteSite: OperationRoute = {
-  ...operatorRetireSite,
-  operationId: "operatorDeleteSite",
-  method: "DELETE",
-  path: OPERATOR_SITE,
-  summary: "Retire a site (operator; alternate form of POST .../retirement).",
-  respond: (data) => ({ status: 200, body: data.retireSite }),
-  responses: retiring(200),
-};
+});
+export const operatorDeleteSite = mirror(deleteSite, "operatorDeleteSite", OPERATOR_SITE, { problems: operatorRetireSite.problems });
 
 export const operatorRetireRoom: OperationRoute = {
   kind: "operation",
