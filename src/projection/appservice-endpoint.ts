@@ -20,12 +20,18 @@ function authorized(services: Services, req: IncomingMessage, query: URLSearchPa
   return presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
 }
 
-export async function handleAppservice(services: Services, req: IncomingMessage, res: ServerResponse, target: string, body: Buffer): Promise<void> {
+/**
+ * `readBody` is called only once the homeserver token checks out, so nobody else can make the
+ * service buffer a transaction-sized body; it resolves null when it has answered itself (413).
+ */
+export async function handleAppservice(services: Services, req: IncomingMessage, res: ServerResponse, target: string, readBody: () => Promise<Buffer | null>): Promise<void> {
   const [path, search] = target.split("?") as [string, string | undefined];
   if (!authorized(services, req, new URLSearchParams(search ?? ""))) {
     matrixError(res, 403, "M_FORBIDDEN", "Bad homeserver token");
     return;
   }
+  const body = await readBody();
+  if (!body) return;
   const txn = TRANSACTION.exec(path);
   if (txn && req.method === "PUT") {
     let events: RoomEvent[];

@@ -56,8 +56,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       return;
     }
     if (path.startsWith("/_matrix/app/")) {
-      const rawBody = await readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES));
-      if (rawBody) await handleAppservice(services, req, res, target, rawBody);
+      await handleAppservice(services, req, res, target, () => readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)));
       return;
     }
     // The adapter reads the body only after admission. A refused request's unread body is

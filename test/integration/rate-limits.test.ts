@@ -198,6 +198,17 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       }
     });
 
+    test("an appservice request with a wrong homeserver token is refused before its body is read", async () => {
+      const { socket, received } = await rawConnection();
+      try {
+        socket.write(`PUT /_matrix/app/v1/transactions/t1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nContent-Length: 16000000\r\n\r\n`);
+        await eventually(async () => received().includes("M_FORBIDDEN"), 5_000, "the 403");
+        assert.match(received(), /^HTTP\/1\.1 403 /);
+      } finally {
+        socket.destroy();
+      }
+    });
+
     test("an admitted request does wait for its body (the contrast to the above)", async () => {
       const { socket, received } = await rawConnection();
       try {
