@@ -136,6 +136,15 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       await assertRateLimited(await spend(BUDGET, start), 3600);
     });
 
+    test("governance writes: their own hourly budget, after the claim token", async () => {
+      const site = await registerSite("203.0.113.3");
+      const as = client();
+      const retirePage = () =>
+        fetch(url(`/api/v1/sites/${site.site_id}/pages/never-commented/retirement`), { method: "POST", headers: { ...as, "x-service-claim-token": site.claim_token } });
+      // A page without a room is 404, after authentication: that spends the budget.
+      await assertRateLimited(await spend(BUDGET, retirePage), 3600);
+    });
+
     test("claim-token attempts: missing, wrong and valid tokens alike spend the per-minute bucket", async () => {
       const site = await registerSite("203.0.113.2");
       const as = client();
