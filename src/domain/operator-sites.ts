@@ -1,7 +1,6 @@
 // The operator's view and administration of sites: every tracked site merged with the [sites]
 // overlay, origin revocation, secret and claim-token rotation, config snippets. What [sites]
 // declares (origins, a secret) is managed in the configuration file, never through the API.
-import { randomBytes } from "node:crypto";
 import type { Db, Prisma } from "../db/client.ts";
 import type { SiteDeclaration } from "../config/config.ts";
 import { siteDeclarationToml } from "../config/site-snippet.ts";
@@ -9,6 +8,7 @@ import { normalizeOrigin } from "../security/origin.ts";
 import { DomainError, notFound, validationError } from "./errors.ts";
 import { checkPagination } from "./pagination.ts";
 import { checkPath, hashClaimToken, type Sites } from "./sites.ts";
+import { randomToken } from "../security/random-token.ts";
 
 export interface OperatorSiteDeps {
   db: Db;
@@ -56,7 +56,7 @@ export async function revokeOrigin(deps: OperatorSiteDeps, siteId: string, origi
 /** A new API secret (shown once); the site's writes need HMAC signatures from now on. */
 export async function rotateSecret(deps: OperatorSiteDeps, siteId: string): Promise<{ siteId: string; secret: string }> {
   await requireApiSecret(deps, siteId);
-  const secret = randomBytes(32).toString("base64url");
+  const secret = randomToken();
   await deps.db.site.update({ where: { id: siteId }, data: { hmacSecret: secret } });
   return { siteId, secret };
 }
@@ -70,7 +70,7 @@ export async function removeSecret(deps: OperatorSiteDeps, siteId: string): Prom
 /** A new claim token (shown once); only its hash is stored, so the old token stops working at once. */
 export async function rotateClaimToken(deps: OperatorSiteDeps, siteId: string): Promise<{ siteId: string; claimToken: string }> {
   checkPath(siteId);
-  const claimToken = randomBytes(32).toString("base64url");
+  const claimToken = randomToken();
   // Conditional on the status, so a retirement (which invalidates the token) cannot be undone.
   const { count } = await deps.db.site.updateMany({ where: { id: siteId, status: "active" }, data: { claimTokenHash: hashClaimToken(claimToken) } });
   if (count === 0) {

@@ -7,6 +7,7 @@ import type { SiteDeclaration } from "../config/config.ts";
 import { DomainError, forbidden, notFound, validationError } from "./errors.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { isValidPageSlug, isValidSiteId } from "./identifiers.ts";
+import { randomToken } from "../security/random-token.ts";
 
 export const hashClaimToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
@@ -57,7 +58,7 @@ export class Sites {
       throw validationError("site_id must be 1-64 characters of [a-z0-9-]", [{ field: "site_id", message: "must match ^[a-z0-9-]{1,64}$" }]);
     }
     const siteId = requestedId ?? randomBytes(16).toString("hex");
-    const claimToken = randomBytes(32).toString("base64url");
+    const claimToken = randomToken();
     if (this.declared.has(siteId)) throw siteTaken(siteId);
     try {
       await this.db.site.create({
@@ -129,7 +130,7 @@ export class Sites {
     this.requireReplaceableSecret(siteId);
     // Config origins exist only while the site is declared (syncDeclarations drops the rest).
     if (site.origins.length === 0) throw new DomainError("site-not-verified", 409, `Site ${siteId} has no verified origin yet; verify one first.`);
-    const secret = randomBytes(32).toString("base64url");
+    const secret = randomToken();
     // Conditional, so of two concurrent first issues only one succeeds.
     const { count } = await this.db.site.updateMany({ where: rotate ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
     if (count === 0) throw new DomainError("secret-exists", 409, `Site ${siteId} already has a secret; send {"rotate": true} to replace it.`);

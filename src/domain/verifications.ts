@@ -1,12 +1,12 @@
 // Origin verification: a start hands out a token to publish, a confirm looks for it and
 // records the origin as verified. One pending verification per site and origin; a new start
 // replaces it.
-import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { isIpOrigin, VERIFICATION_METHODS, type OriginVerifier, type VerificationMethod } from "../verification/verifier.ts";
 import { DomainError, notFound, validationError } from "./errors.ts";
 import type { Sites } from "./sites.ts";
+import { randomToken } from "../security/random-token.ts";
 
 export const VERIFICATION_TTL_HOURS = 24;
 export const MAX_CONFIRM_ATTEMPTS = 5;
@@ -34,7 +34,7 @@ export class Verifications {
       throw new DomainError("private-origin", 400, `${origin} is not a public address (${refused}); such origins are verified only with security.allow_private_verification_origins = true.`);
     }
     const methods = parseMethods(origin, requested);
-    const token = randomBytes(32).toString("base64url");
+    const token = randomToken();
     const expiresAt = new Date(Date.now() + VERIFICATION_TTL_HOURS * 3600_000);
     const pending = { token, methods: JSON.stringify(methods), attempts: 0, expiresAt };
     await this.db.siteVerification.upsert({
