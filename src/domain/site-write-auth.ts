@@ -53,6 +53,12 @@ export function authorizeSiteWrite(
   return null;
 }
 
+/** A site the site-write gate loaded and passed for a request: later stages need not load it again. */
+export interface CheckedSite {
+  site: SiteWithOrigins;
+  pageSlug: string | undefined;
+}
+
 /** The site-write gate of the route table. */
 export class SiteWriteAuth {
   constructor(
@@ -67,12 +73,13 @@ export class SiteWriteAuth {
    * the price is that a signed request refused later (say, a spent challenge) used its
    * signature up too, and any retry is signed afresh.
    */
-  async require(siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<void> {
+  async require(siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<CheckedSite> {
     const site = await this.sites.requireWritable(siteId, pageSlug);
     const standing = writeStanding(site, this.sites.isDeclared(site.id), this.policy);
     const signed = authorizeSiteWrite(site, standing, this.sites.secretOf(site), request);
     if (signed && !(await this.signatures.record(site.id, signed.signature, signed.timestamp))) {
       throw forbidden("replayed-request-signature", "This request signature was used before; sign every request afresh (with a new X-Service-Timestamp).");
     }
+    return { site, pageSlug };
   }
 }

@@ -5,6 +5,7 @@ import type { Services } from "../server/services.ts";
 import type { IdempotencyScope, RequestInfo } from "../domain/request.ts";
 import type { Reaction } from "../db/generated/sqlite/client.ts";
 import type { Membership } from "../projection/members.ts";
+import type { CheckedSite } from "../domain/site-write-auth.ts";
 
 export interface GraphQLContext {
   services: Services;
@@ -14,6 +15,8 @@ export interface GraphQLContext {
   profiles: DataLoader<string, Membership | null>;
   /** Reactions in force per comment event id, batched per operation. */
   reactions: DataLoader<string, Reaction[]>;
+  /** The site the route adapter's site-write gate already loaded and passed for this request. */
+  checkedSite: CheckedSite | null;
   /** The virtual user of a personalized read's verified viewer (decides `mine`); set by the read. */
   viewerUserId: string | null;
 }
@@ -24,7 +27,12 @@ export interface GraphQLContext {
  */
 const BATCH_ONLY = { cache: false } as const;
 
-export function createContext(services: Services, request: RequestInfo | null, idempotency: IdempotencyScope | null = null): GraphQLContext {
+export function createContext(
+  services: Services,
+  request: RequestInfo | null,
+  idempotency: IdempotencyScope | null = null,
+  checkedSite: CheckedSite | null = null,
+): GraphQLContext {
   const profiles = new DataLoader<string, Membership | null>(async (keys) => {
     const pairs = keys.map((k) => k.split("\u0000") as [string, string]);
     const rows = await services.db.roomMember.findMany({
@@ -39,5 +47,5 @@ export function createContext(services: Services, request: RequestInfo | null, i
     for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
     return eventIds.map((id) => byTarget.get(id) ?? []);
   }, BATCH_ONLY);
-  return { services, request, idempotency, profiles, reactions, viewerUserId: null };
+  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null };
 }

@@ -8,6 +8,7 @@ import type { Services } from "../server/services.ts";
 import { createContext } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../domain/errors.ts";
 import type { IdempotencyScope, RequestHead, RequestInfo } from "../domain/request.ts";
+import type { CheckedSite } from "../domain/site-write-auth.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult } from "./route.ts";
@@ -103,14 +104,14 @@ export class RestApi {
       const request: RequestInfo = { ...head, rawBody };
       const input = this.readInput(prepared, match.params, request);
       // Site write auth may be HMAC over the body hash: after the body.
-      if (prepared.route.auth === "site-write") await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request);
+      const checkedSite = prepared.route.auth === "site-write" ? await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request) : null;
       this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
         return;
       }
-      const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency);
+      const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency, checkedSite);
       send(res, result.status, { ...headers, ...result.headers }, result.body);
     } catch (err) {
       this.sendProblem(res, err, headers, rawPath);
@@ -167,13 +168,13 @@ export class RestApi {
     return { key, fingerprint: requestFingerprint(request.method, request.target, request.rawBody) };
   }
 
-  private async run(prepared: Prepared, input: RouteInput, request: RequestInfo, idempotency: IdempotencyScope | null): Promise<RouteResult> {
+  private async run(prepared: Prepared, input: RouteInput, request: RequestInfo, idempotency: IdempotencyScope | null, checkedSite: CheckedSite | null): Promise<RouteResult> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
     const result = await execute({
       schema: this.schema,
       document: prepared.document!,
       variableValues: route.variables(input),
-      contextValue: createContext(this.services, request, idempotency),
+      contextValue: createContext(this.services, request, idempotency, checkedSite),
     });
     throwFirstError(result);
     return route.respond(result.data);

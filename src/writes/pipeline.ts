@@ -9,6 +9,7 @@ import type { Db } from "../db/client.ts";
 import { forbidden, validationError, type FieldError } from "../domain/errors.ts";
 import type { IdempotencyScope } from "../domain/request.ts";
 import type { Sites } from "../domain/sites.ts";
+import type { CheckedSite } from "../domain/site-write-auth.ts";
 import { Challenges } from "../domain/challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "../domain/idempotency.ts";
 import { parseAuthorProof, verifySignature } from "../security/author-proof.ts";
@@ -36,8 +37,11 @@ export class WritePipeline {
     operation: VisitorOperation<Input, Checked>,
     input: Input,
     idempotency: IdempotencyScope | null,
+    /** The site as the route adapter's site-write gate already loaded and checked it, if it did. */
+    gated: CheckedSite | null = null,
   ): Promise<WriteAccepted> {
-    const site = await this.sites.requireWritable(input.siteId, input.pageSlug);
+    const site =
+      gated && gated.site.id === input.siteId && gated.pageSlug === input.pageSlug ? gated.site : await this.sites.requireWritable(input.siteId, input.pageSlug);
 
     const errors: FieldError[] = [];
     const checked = operation.check(input, errors);

@@ -36,7 +36,7 @@ function visitorWrite<Input extends AuthorProofInput>(
       description,
       extensions: { [VISITOR_WRITE_EXTENSION]: true },
       args: { input: t.arg({ type: Input, required: true }) },
-      resolve: (_root, { input }, ctx) => ctx.services.writes.accept(operation, withNulls(input, optional) as unknown as Input, ctx.idempotency),
+      resolve: (_root, { input }, ctx) => ctx.services.writes.accept(operation, withNulls(input, optional) as unknown as Input, ctx.idempotency, ctx.checkedSite),
     }),
   );
 }
