@@ -31,6 +31,7 @@ export interface Config {
     roomVersion: string;
   };
   security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; verificationPolicy: VerificationPolicy; powDifficulty: number; dnsResolver: string | null };
+  media: { proxyEnabled: boolean; proxyMaxBytes: number; proxyTimeoutMs: number; maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number; maxFileBytes: number };
   queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number };
   rateLimit: {
     enabled: boolean;
@@ -41,6 +42,8 @@ export interface Config {
     profileRead: number;
     challenge: number;
     publicRead: number;
+    mediaProxy: number;
+    mediaUpload: number;
     claimToken: number;
     governanceWrite: number;
     operator: number;
@@ -184,6 +187,7 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
       powDifficulty: security.powDifficulty as number,
       dnsResolver: (security.dnsResolver as string) || null,
     },
+    media: nested.media as Config["media"],
     queue: nested.queue as Config["queue"],
     rateLimit: nested.rateLimit as Config["rateLimit"],
     sites: readSites(sites),

@@ -45,6 +45,14 @@ export const CONFIG_KEYS = {
   },
   "security.pow_difficulty": { type: "integer", default: 16, min: 0, max: 32, doc: "Leading zero bits the proof-of-work answer's SHA-256 must have." },
 
+  "media.proxy_enabled": { type: "boolean", default: true, doc: "Serve media through the signed proxy GET /api/v1/media/…: reads rewrite every mxc:// URL to a signed proxy URL. false: reads show raw mxc:// URLs and the proxy answers 404 media-proxy-disabled." },
+  "media.proxy_max_bytes": { type: "integer", default: 52428800, min: 1, doc: "Largest media (bytes) the proxy serves; larger media is refused (404 media-too-large) or cut off mid-stream when the homeserver did not declare its size." },
+  "media.proxy_timeout_ms": { type: "integer", default: 20000, min: 100, max: 600000, doc: "How long the proxy waits for the homeserver to start answering a media request." },
+  "media.max_image_bytes": { type: "integer", default: 10485760, min: 1, doc: "Largest image upload (bytes) accepted by POST …/media; larger: 413 payload-too-large." },
+  "media.max_video_bytes": { type: "integer", default: 52428800, min: 1, doc: "Largest video upload (bytes)." },
+  "media.max_audio_bytes": { type: "integer", default: 20971520, min: 1, doc: "Largest audio upload (bytes), voice messages included." },
+  "media.max_file_bytes": { type: "integer", default: 20971520, min: 1, doc: "Largest file upload (bytes): PDF and plain text." },
+
   "queue.poll_interval_ms": { type: "integer", default: 250, min: 10, max: 60000, doc: "How often the worker looks for due submissions when idle." },
   "queue.max_attempts": { type: "integer", default: 8, min: 1, max: 100, doc: "Attempts on transient homeserver failures before a submission is marked failed." },
   "queue.retry_base_ms": { type: "integer", default: 1000, min: 1, max: 600000, doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes." },
@@ -57,6 +65,8 @@ export const CONFIG_KEYS = {
   "rate_limit.profile_read": { type: "integer", default: 120, min: 1, doc: "Visitor profile reads per client per hour." },
   "rate_limit.challenge": { type: "integer", default: 600, min: 1, doc: "Proof-of-work challenges per client per hour." },
   "rate_limit.public_read": { type: "integer", default: 1200, min: 1, doc: "Public reads (comment lists, room metadata, roles, stickers) per client per hour." },
+  "rate_limit.media_proxy": { type: "integer", default: 3600, min: 1, doc: "Media proxy requests (GET /api/v1/media/…) per client per hour." },
+  "rate_limit.media_upload": { type: "integer", default: 60, min: 1, doc: "Visitor media uploads (POST …/media) per client per hour, counted before the body is read." },
   "rate_limit.claim_token": { type: "integer", default: 60, min: 1, doc: "Claim-token authentication attempts per client per minute." },
   "rate_limit.governance_write": { type: "integer", default: 60, min: 1, doc: "Site governance writes per client per hour, after authentication." },
   "rate_limit.operator": { type: "integer", default: 60, min: 1, doc: "Operator API requests per client per minute." },

@@ -9,6 +9,8 @@ export interface RequestInfo {
   headers: Record<string, string | undefined>;
   rawBody: Buffer;
   clientIp: string;
+  /** The peer is one of server.trusted_proxies, so its X-Forwarded-* headers are believed. */
+  viaTrustedProxy: boolean;
 }
 
 /** The request before its body is read: all that admission (routing, rate limits, credentials) needs. */

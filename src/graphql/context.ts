@@ -19,6 +19,11 @@ export interface GraphQLContext {
   checkedSite: CheckedSite | null;
   /** The virtual user of a personalized read's verified viewer (decides `mine`); set by the read. */
   viewerUserId: string | null;
+  /**
+   * What media proxy URLs are absolute against (MediaUrls.resolveBase of the request: also the
+   * SSE stream's request); null: API-relative.
+   */
+  mediaBase: string | null;
 }
 
 /**
@@ -47,5 +52,5 @@ export function createContext(
     for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
     return eventIds.map((id) => byTarget.get(id) ?? []);
   }, BATCH_ONLY);
-  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null };
+  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase: services.mediaUrls.resolveBase(request) };
 }

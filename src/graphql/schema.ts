@@ -11,5 +11,7 @@ import "./types/room.ts";
 import "./types/roles.ts";
 import "./types/retirement.ts";
 import "./types/operator-sites.ts";
+import "./types/stickers.ts";
+import "./types/visitor-profiles.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

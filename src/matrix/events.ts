@@ -81,6 +81,38 @@ export function locationContent(geoUri: string, description: string | null, repl
   );
 }
 
+/** An uploaded file as a media comment sends it (from the upload's record, not the client's claims). */
+export interface MediaAttachment {
+  msgtype: "m.image" | "m.video" | "m.audio" | "m.file";
+  url: string;
+  mimetype: string;
+  size: number;
+  filename: string | null;
+  width: number | null;
+  height: number | null;
+  /** A voice message: MSC3245 fields, so clients show a voice player. */
+  voice: boolean;
+}
+
+/**
+ * m.image / m.video / m.audio / m.file. `body` is the comment text (a caption when a filename
+ * is given, as Matrix reads it) or else the filename.
+ */
+export function mediaMessageContent(media: MediaAttachment, body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const info = { mimetype: media.mimetype, size: media.size, ...(media.width !== null && media.height !== null ? { w: media.width, h: media.height } : {}) };
+  const voice = media.voice ? { "org.matrix.msc3245.voice": {}, "org.matrix.msc1767.audio": {} } : {};
+  return withRelations(
+    { msgtype: media.msgtype, body, ...(media.filename !== null ? { filename: media.filename } : {}), url: media.url, info, ...voice, [PROOF_KEY]: proof },
+    replyTo,
+    threadRoot,
+  );
+}
+
+/** An m.sticker event: the pack's image with the pack's description and info. */
+export function stickerContent(url: string, body: string, info: Record<string, unknown>, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ body, url, info, [PROOF_KEY]: proof }, replyTo, threadRoot);
+}
+
 /** Redaction content: the proof block says which visitor asked for it (and its submission). */
 export const redactionContent = (proof: ProofBlock): Content => ({ reason: "Deleted by its author", [PROOF_KEY]: proof });
 

@@ -69,6 +69,27 @@ export class Homeserver {
     await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, { displayname: displayName });
   }
 
+  /** Sets (or, with null, clears) the user's profile avatar; the homeserver may propagate it to the user's rooms. */
+  async setAvatarUrl(userId: string, avatarUrl: string | null): Promise<void> {
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "" });
+  }
+
+  /** The rooms `userId` has joined, as the homeserver knows them. */
+  async joinedRooms(userId: string): Promise<string[]> {
+    return this.as(userId).getJoinedRooms();
+  }
+
+  /** Writes `userId`'s own m.room.member event in a room (a profile update of a joined member). */
+  async sendMemberState(userId: string, roomId: string, content: Record<string, unknown>): Promise<void> {
+    await this.as(userId).sendStateEvent(roomId, "m.room.member", userId, content);
+  }
+
+  /** Uploads to the media repository as `userId` (the media is theirs); returns its mxc:// URL. */
+  async uploadMedia(userId: string, bytes: Buffer, mimetype: string, filename: string | null): Promise<string> {
+    const response = await this.as(userId).doRequest("POST", "/_matrix/media/v3/upload", filename === null ? null : { filename }, bytes, 60_000, false, mimetype);
+    return (response as { content_uri: string }).content_uri;
+  }
+
   /** Creates a room as the bot with the given alias; returns null when the alias is taken. */
   async createRoom(options: CreateRoomOptions): Promise<string | null> {
     // Room v12 creators hold unlimited power and may not appear in power_levels.users; in older
@@ -105,8 +126,24 @@ export class Homeserver {
     await this.as(userId).joinRoom(roomId);
   }
 
-  async sendState(roomId: string, type: string, stateKey: string, content: Record<string, unknown>): Promise<void> {
-    await this.bot.sendStateEvent(roomId, type, stateKey, content);
+  /** Sends a state event as the bot; returns its event id. */
+  async sendState(roomId: string, type: string, stateKey: string, content: Record<string, unknown>): Promise<string> {
+    return this.bot.sendStateEvent(roomId, type, stateKey, content);
+  }
+
+  /** The content of a room's current state event as `asUser` (default the bot) sees it; null when there is none. */
+  async getState(roomId: string, type: string, stateKey: string, asUser = this.names.botUserId): Promise<Record<string, unknown> | null> {
+    try {
+      return (await this.as(asUser).doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`)) as Record<string, unknown>;
+    } catch (err) {
+      if (hasErrcode(err, "M_NOT_FOUND")) return null;
+      throw err;
+    }
+  }
+
+  /** One event of a room as the bot sees it (full event JSON). */
+  async getEvent(roomId: string, eventId: string): Promise<Record<string, unknown>> {
+    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/event/${enc(eventId)}`)) as Record<string, unknown>;
   }
 
   async setRoomName(roomId: string, name: string): Promise<void> {

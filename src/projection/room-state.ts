@@ -1,9 +1,10 @@
-// Room state the API shows (name, topic, avatar, power levels), projected into RoomState for
-// page rooms and Spaces. Order-independent: the newest (origin_server_ts, event_id) wins.
+// Room state the API shows (name, topic, avatar, power levels, and the sticker packs a site's
+// Space holds), projected into RoomState for page rooms and Spaces. Order-independent: the newest
+// (origin_server_ts, event_id) wins.
 import type { Db, Tx } from "../db/client.ts";
 import type { RoomEvent } from "./message-content.ts";
 
-export const ROOM_STATE_TYPES: ReadonlySet<string> = new Set(["m.room.name", "m.room.topic", "m.room.avatar", "m.room.power_levels"]);
+export const ROOM_STATE_TYPES: ReadonlySet<string> = new Set(["m.room.name", "m.room.topic", "m.room.avatar", "m.room.power_levels", "m.room.image_pack"]);
 
 /** Applies one state event; true when it became the room's current state of its kind. */
 export async function applyRoomState(db: Db | Tx, event: RoomEvent): Promise<boolean> {

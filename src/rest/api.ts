@@ -1,6 +1,8 @@
 // The REST adapter: derives request handling from the route table and runs each route's
 // GraphQL operation in-process against the shared schema.
 import type { ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { timingSafeEqual } from "node:crypto";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -48,7 +50,7 @@ export class RestApi {
     this.limiters = buildLimiters(services.config.rateLimit);
     const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
     for (const route of served) {
-      const document = route.kind === "static" ? null : parse(route.document);
+      const document = route.kind === "static" || route.kind === "binary" ? null : parse(route.document);
       if (document) {
         const errors = validate(schema, document);
         if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid GraphQL document: ${errors[0]!.message}`);
@@ -69,7 +71,7 @@ export class RestApi {
    * limit or its credentials never makes the service read (and buffer) its body. It resolves
    * null when it has answered itself (413) or the client is gone.
    */
-  async handle(res: ServerResponse, head: RequestHead, readBody: () => Promise<Buffer | null>): Promise<void> {
+  async handle(res: ServerResponse, head: RequestHead, readBody: (maxBytes?: number) => Promise<Buffer | null>): Promise<void> {
     const rawPath = head.target.split("?")[0]!;
     const headers = corsHeaders(head.headers);
     const match = this.router.match(head.method, rawPath);
@@ -99,16 +101,23 @@ export class RestApi {
       this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim") await this.services.sites.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
-      const rawBody = await readBody();
+      // Parameters are checked before the body is read: a raw body's cap may depend on them.
+      const target = this.readTarget(prepared, match.params, head);
+      const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
       if (!rawBody) return;
       const request: RequestInfo = { ...head, rawBody };
-      const input = this.readInput(prepared, match.params, request);
+      const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
       // Site write auth may be HMAC over the body hash: after the body.
       const checkedSite = prepared.route.auth === "site-write" ? await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request) : null;
       this.spend(prepared.route.postAuthRateLimit, request);
-      const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(request) : null;
+      const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(prepared.route, request, input.query) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
+        return;
+      }
+      if (prepared.route.kind === "binary") {
+        const result = await prepared.route.respond(input, this.services);
+        await sendStream(res, { ...headers, ...result.headers }, result.body);
         return;
       }
       const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency, checkedSite);
@@ -134,10 +143,19 @@ export class RestApi {
     if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
   }
 
-  private readInput(prepared: Prepared, params: Record<string, string>, request: RequestInfo): RouteInput {
+  private readTarget(prepared: Prepared, params: Record<string, string>, request: RequestHead): Pick<RouteInput, "params" | "query"> {
     if (prepared.validateParams && !prepared.validateParams(params)) {
       throw validationError("Invalid path parameters.", fieldErrors(prepared.validateParams));
     }
+    // Only declared query parameters reach the operation.
+    const sent = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
+    const query = Object.fromEntries(Object.entries(sent).filter(([name]) => prepared.route.query?.properties[name]));
+    if (prepared.validateQuery && !prepared.validateQuery(query)) throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
+    return { params, query };
+  }
+
+  /** The JSON body (a raw body reaches the operation as `request.rawBody` only). */
+  private readJsonBody(prepared: Prepared, request: RequestInfo): Record<string, unknown> {
     let body: Record<string, unknown> = {};
     if (prepared.route.body) {
       if (request.rawBody.length === 0) {
@@ -153,19 +171,22 @@ export class RestApi {
       }
       if (!prepared.validateBody!(body)) throw validationError("The request body is invalid.", fieldErrors(prepared.validateBody!));
     }
-    // Only declared query parameters reach the operation.
-    const sent = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
-    const query = Object.fromEntries(Object.entries(sent).filter(([name]) => prepared.route.query?.properties[name]));
-    if (prepared.validateQuery && !prepared.validateQuery(query)) throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
-    return { params, query, body, headers: request.headers };
+    return body;
   }
 
-  private idempotencyScope(request: RequestInfo): IdempotencyScope {
+  /**
+   * A JSON write's fingerprint covers the target as sent; a raw upload's covers the path and
+   * the query parameters its route names (its proof parameters change on every retry).
+   */
+  private idempotencyScope(route: Route, request: RequestInfo, query: Record<string, string>): IdempotencyScope {
     const header = request.headers["idempotency-key"];
     if (header === undefined) throw new DomainError("idempotency-key-required", 400, "This request needs an Idempotency-Key header.");
     const key = parseIdempotencyKey(header);
     if (key === null) throw new DomainError("invalid-idempotency-key", 400, "Idempotency-Key must be 1-255 visible ASCII characters.");
-    return { key, fingerprint: requestFingerprint(request.method, request.target, request.rawBody) };
+    const fingerprint = route.rawBody
+      ? requestFingerprint(request.method, request.target.split("?")[0]!, request.rawBody, route.rawBody.fingerprintQuery.map((name) => `${name}=${JSON.stringify(query[name] ?? null)}`))
+      : requestFingerprint(request.method, request.target, request.rawBody);
+    return { key, fingerprint };
   }
 
   private async run(prepared: Prepared, input: RouteInput, request: RequestInfo, idempotency: IdempotencyScope | null, checkedSite: CheckedSite | null): Promise<RouteResult> {
@@ -277,6 +298,19 @@ export function send(res: ServerResponse, status: number, headers: Record<string
   const json = JSON.stringify(body);
   res.writeHead(status, { ...headers, ...SAFE, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json) });
   res.end(json);
+}
+
+/**
+ * A 200 streamed from `body`. A body that fails midway (or a client that goes away) resets the
+ * connection: ending the response normally would pass a truncated body off as complete.
+ */
+async function sendStream(res: ServerResponse, headers: Record<string, string>, body: Readable): Promise<void> {
+  res.writeHead(200, headers);
+  try {
+    await pipeline(body, res);
+  } catch {
+    res.destroy();
+  }
 }
 
 export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {

@@ -29,6 +29,7 @@ const TAGS: Record<string, string> = {
   Rooms: "A page's Matrix room: its metadata, moderators and the site and page roles.",
   Visitors: "Visitor profiles, avatars and media uploads.",
   Stickers: "A site's sticker packs.",
+  Media: "The signed media proxy: the homeserver's media, as the signed URLs reads hand out.",
   Governance: "Site and page roles, claims and room upgrades.",
   Operator: "Operator administration (operator token).",
 };
@@ -71,7 +72,7 @@ const SECURITY: Record<Auth, SecurityRequirementObject[]> = {
 
 const AUTH_NOTES: Record<Auth, string> = {
   public: "Public.",
-  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body.",
+  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body (in the query when the body is raw bytes).",
   "site-write":
     "Site write auth: either no credential, with an `Origin` that is one of the site's allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require; each signature is accepted once (403 replayed-request-signature). A site registered through the API accepts no writes until it has verified an origin (403 site-not-verified), except, under `security.verification_policy = \"optional\"`, one with a server-generated id, which accepts writes from any Origin until it verifies one. Author proof in the body.",
   operator: "Operator: Authorization: Bearer <operator token>. The route exists only when `security.operator_token` is set; without it every operator path is 404 not-found.",
@@ -149,6 +150,15 @@ function operation(route: Route): OperationObject {
     ...(route.body
       ? { requestBody: { required: !route.body.optional, content: { "application/json": { schema: route.body.schema as never } } } }
       : {}),
+    ...(route.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: route.rawBody.description,
+            content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+          },
+        }
+      : {}),
     responses: { ...successResponses(route), ...problemResponses(route) },
   };
 }
@@ -166,10 +176,12 @@ function successResponses(route: Route): ResponsesObject {
       contentType === "text/event-stream"
         ? { itemSchema: { type: "object", required: ["data"], properties: { id: { type: "string" }, data: { type: "string", contentMediaType: "application/json", contentSchema: response.schema } } } }
         : { schema: response.schema };
+    // A binary body is described by its media types alone (no schema: the bytes are not JSON).
+    const content = response.binary ? Object.fromEntries(response.binary.map((type) => [type, {}])) : response.schema ? { [contentType]: media as never } : null;
     responses[status] = {
       description: response.description,
       ...(Object.keys(headers).length ? { headers } : {}),
-      ...(response.schema ? { content: { [contentType]: media as never } } : {}),
+      ...(content ? { content } : {}),
     };
   }
   return responses;

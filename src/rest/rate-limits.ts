@@ -14,6 +14,8 @@ export type RateLimitName =
   | "claimToken"
   | "governanceWrite"
   | "publicRead"
+  | "mediaProxy"
+  | "mediaUpload"
   | "operator"
   | "sse"
   | "challenge";
@@ -37,6 +39,8 @@ export function buildLimiters(config: Config["rateLimit"]): Record<RateLimitName
     claimToken: perMinute(config.claimToken),
     governanceWrite: hourly(config.governanceWrite),
     publicRead: hourly(config.publicRead),
+    mediaProxy: hourly(config.mediaProxy),
+    mediaUpload: hourly(config.mediaUpload),
     operator: perMinute(config.operator),
     sse: new TokenBucketLimiter(config.ssePerHour, config.sseBurst),
     challenge: hourly(config.challenge),

@@ -3,6 +3,9 @@
 import type { FromSchema, JSONSchema as TypedSchema } from "json-schema-to-ts";
 import type { JSONSchema } from "./schemas.ts";
 import type { RateLimitName } from "./rate-limits.ts";
+import type { Config } from "../config/config.ts";
+import type { Readable } from "node:stream";
+import type { Services } from "../server/services.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
 
@@ -59,12 +62,31 @@ interface RouteBase {
   query?: { properties: Record<string, JSONSchema & { description?: string }>; required: string[] };
   /** JSON request body: its schema, and whether it may be omitted. */
   body?: { schema: JSONSchema; optional: boolean };
+  /** A raw (binary) request body instead of a JSON one; the operation reads the bytes from its request. */
+  rawBody?: RawBody;
   /** Whether the Idempotency-Key header is required. */
   idempotencyKey?: boolean;
   /** Successful responses: status → description and schema (or content type for streams). */
-  responses: Record<number, { description: string; schema?: JSONSchema; contentType?: string; headers?: Record<string, string> }>;
+  responses: Record<number, { description: string; schema?: JSONSchema; contentType?: string; headers?: Record<string, string>; binary?: readonly string[] }>;
   /** Error statuses this route can answer, with their problem codes. */
   problems: Record<number, string[]>;
+}
+
+/**
+ * A binary request body (`application/octet-stream` in the OpenAPI document; any Content-Type is
+ * accepted). Path and query parameters are validated before it is read, and it is read under
+ * `maxBytes`, which may depend on them (e.g. the kind of a `mime` parameter): a larger declared
+ * Content-Length is refused at once, a larger chunked body as soon as it passes the cap (413
+ * payload-too-large), never buffered beyond it.
+ */
+export interface RawBody {
+  description: string;
+  maxBytes: (query: Record<string, string>, config: Config) => number;
+  /**
+   * The query parameters an Idempotency-Key fingerprint covers besides method, path and body
+   * hash. The author proof parameters never count: a retry signs a fresh challenge.
+   */
+  fingerprintQuery: readonly string[];
 }
 
 /** A route that runs a GraphQL query or mutation in-process and maps its result. */
@@ -96,4 +118,15 @@ export interface StaticRoute extends RouteBase {
   respond: () => RouteResult;
 }
 
-export type Route = OperationRoute | StreamRoute | StaticRoute;
+/**
+ * A route whose success body is bytes streamed to the client (the media proxy), answered
+ * without GraphQL: `respond` throws DomainErrors for its failures before any byte is sent; a
+ * stream that fails later is cut off (the connection reset), never ended as if complete. Its
+ * success response lists the body's media types in `binary`.
+ */
+export interface BinaryRoute extends RouteBase {
+  kind: "binary";
+  respond: (input: RouteInput, services: Services) => Promise<{ headers: Record<string, string>; body: Readable }>;
+}
+
+export type Route = OperationRoute | StreamRoute | StaticRoute | BinaryRoute;

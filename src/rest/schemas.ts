@@ -6,10 +6,11 @@ import { SYSTEM_MESSAGE_LIMIT } from "../domain/rooms.ts";
 import { MAX_PAGE } from "../domain/pagination.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../domain/verifications.ts";
 import { VERIFICATION_METHODS } from "../verification/verifier.ts";
+import { PACK_ID_PATTERN, SHORTCODE_PATTERN } from "../stickers/image-pack.ts";
 
 export type JSONSchema = Record<string, unknown>;
 
-type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteClaimToken" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring";
+type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteClaimToken" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring" | "StickerImage" | "StickerPack" | "StickerPacks" | "VisitorProfile" | "VisitorAvatar" | "MediaUpload";
 
 export const ref = (name: ComponentName): JSONSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -19,7 +20,7 @@ const nullableString = { type: ["string", "null"] };
 const roster = { type: "array", items: ref("RoleMember"), description: "By level descending, then user_id." };
 const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." } as const;
 const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." } as const;
-const authorProof = {
+export const authorProof = {
   author_public_key: { type: "string", description: "base64url Ed25519 public key (32 bytes), unpadded." },
   author_signature: { type: "string", description: "base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array." },
   challenge_response: { type: "string", description: "<challenge>|<nonce>, nonce 1-64 of [A-Za-z0-9]." },
@@ -56,7 +57,7 @@ export const components = {
       public_key: { type: "string", description: "Visitors only." },
       mxid: { type: "string", description: "Matrix authors only." },
       display_name: nullableString,
-      avatar_url: nullableString,
+      avatar_url: { type: ["string", "null"], description: "A signed media proxy URL (96x96 crop); the mxc:// URL when the proxy is disabled (media.proxy_enabled)." },
     },
   },
   ReactionSummary: {
@@ -80,7 +81,8 @@ export const components = {
       content: {
         type: "object",
         required: ["type"],
-        description: "Typed content: text {body, format, formatted_body}, media, location, poll, redacted, encrypted or unknown.",
+        description:
+          "Typed content: text {body, format, formatted_body}, media, location, poll, redacted, encrypted or unknown. With the media proxy enabled (media.proxy_enabled), a media variant's `url` is a signed proxy URL of the original and its `thumbnail_url` one of a 320x240 scale thumbnail (for a png, jpeg, gif or webp image without its own thumbnail, a thumbnail of the image itself), as is a location's `thumbnail_url`; references to another server's media stay mxc://, and a reference that is not an mxc:// URL is null. With the proxy disabled they are the raw mxc:// URLs.",
         properties: { type: { enum: ["text", "media", "location", "poll", "redacted", "encrypted", "unknown"] } },
       },
       author: ref("Author"),
@@ -103,6 +105,18 @@ export const components = {
     },
   },
   SubmissionAccepted: { type: "object", required: ["submission_id"], properties: { submission_id: { type: "string" } } },
+  MediaUpload: {
+    type: "object",
+    description: "A visitor media upload result: post it as a comment's `media` (its url must be this visitor's upload for this site).",
+    required: ["url", "filename", "mimetype", "size", "voice"],
+    properties: {
+      url: { type: "string", pattern: "^mxc://", description: "The mxc:// URL of the upload in the homeserver's media repository." },
+      filename: nullableString,
+      mimetype: { type: "string", description: "The canonical MIME type (the declared one, checked against the bytes)." },
+      size: { type: "integer", description: "Bytes." },
+      voice: { type: "boolean", description: "Declared a voice message (voice=true)." },
+    },
+  },
   Challenge: {
     type: "object",
     required: ["challenge", "difficulty", "algorithm", "expires_at"],
@@ -205,8 +219,8 @@ export const components = {
       room_id: { type: "string" },
       name: nullableString,
       topic: nullableString,
-      avatar_url: { type: ["string", "null"], description: "An mxc:// URL." },
-      avatar_thumbnail_url: { type: ["string", "null"], description: "A signed proxy URL; null while the media proxy is not available." },
+      avatar_url: { type: ["string", "null"], description: "A signed media proxy URL of the room avatar; the mxc:// URL when the proxy is disabled (media.proxy_enabled)." },
+      avatar_thumbnail_url: { type: ["string", "null"], description: "A signed media proxy URL of the room avatar, 96x96 crop; the mxc:// URL when the proxy is disabled." },
       member_count: { type: "integer", description: "Joined members, not counting the service's bot." },
       system_messages: {
         type: "array",
@@ -278,6 +292,46 @@ export const components = {
     properties: { site_id: slug, page_slug: slug, status: { const: "retiring" } },
   },
   RoomRetiring: { type: "object", required: ["room_id", "status"], properties: { room_id: { type: "string" }, status: { const: "retiring" } } },
+  StickerImage: {
+    type: "object",
+    required: ["shortcode", "url", "proxy_url", "body", "info"],
+    properties: {
+      shortcode: { type: "string" },
+      url: { type: "string", description: "The image's mxc:// URL." },
+      proxy_url: { type: ["string", "null"], description: "Signed preview URL (320x240 scale) of the media proxy, absolute; the mxc:// url when the proxy is disabled." },
+      body: { type: ["string", "null"], description: "The image's description (alt text), if the pack gives one." },
+      info: { type: ["object", "null"], description: "Matrix ImageInfo (w, h, mimetype, size, …) as the pack gives it." },
+    },
+  },
+  StickerPack: {
+    type: "object",
+    description: "An MSC2545 image pack: the m.room.image_pack state event on the site's Space whose state key is pack_id. Only images usable as stickers are listed.",
+    required: ["pack_id", "display_name", "avatar_url", "avatar_proxy_url", "images"],
+    properties: {
+      pack_id: { type: "string" },
+      display_name: nullableString,
+      avatar_url: { type: ["string", "null"], description: "The pack's mxc:// avatar." },
+      avatar_proxy_url: { type: ["string", "null"], description: "Signed preview URL (96x96 crop) of the avatar; the mxc:// url when the proxy is disabled." },
+      images: { type: "array", items: ref("StickerImage"), description: "By shortcode." },
+    },
+  },
+  StickerPacks: { type: "object", required: ["packs"], properties: { packs: { type: "array", items: ref("StickerPack"), description: "By pack_id." } } },
+  VisitorProfile: {
+    type: "object",
+    description: "A visitor's current profile on one site; both fields null for a visitor the site does not know.",
+    required: ["display_name", "avatar_url"],
+    properties: {
+      display_name: { type: ["string", "null"], description: "The virtual user's Matrix display name." },
+      avatar_url: { type: ["string", "null"], description: "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null without one." },
+    },
+  },
+  VisitorAvatar: {
+    type: "object",
+    required: ["avatar_url"],
+    properties: {
+      avatar_url: { type: ["string", "null"], description: "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null once deleted." },
+    },
+  },
 } satisfies Record<ComponentName, JSONSchema>;
 
 export const requestBodies = {
@@ -323,8 +377,22 @@ export const requestBodies = {
     additionalProperties: false,
     required: ["author_public_key", "author_signature", "challenge_response"],
     properties: {
-      content: { type: "string", description: "The comment text (1-10000 grapheme clusters)." },
-      media: { type: ["object", "null"], description: "Not supported by this version; must be absent or null." },
+      content: { type: "string", description: "The comment text (1-10000 grapheme clusters); required without media. With an upload it is the caption (the event's body; the filename when absent); with a sticker it is ignored (the pack's description is used). Not signed when media is present." },
+      media: {
+        type: ["object", "null"],
+        description:
+          "A media comment: either the result of a visitor media upload (its url must be an upload of this visitor key for this site: 404 media-not-found otherwise; type, size, dimensions and voice come from the upload), or a sticker reference {kind: \"sticker\", url} whose url is an image of one of the site's sticker packs (404 sticker-not-found otherwise). The signature covers media.url in place of content.",
+        required: ["url"],
+        additionalProperties: false,
+        properties: {
+          kind: { enum: ["image", "video", "audio", "file", "sticker"], description: "sticker for a pack image; otherwise informative (the upload's type decides)." },
+          url: { type: "string", pattern: "^mxc://", description: "The upload's (or the pack image's) mxc:// URL." },
+          filename: nullableString,
+          mimetype: { type: "string" },
+          size: { type: "integer" },
+          voice: { type: "boolean", description: "true sends an audio upload as a voice message (MSC3245), as voice=true on the upload does." },
+        },
+      },
       display_name: { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." },
       reply_to: eventId,
       thread_root: eventId,
@@ -376,6 +444,17 @@ export const requestBodies = {
     required: ["origin"],
     properties: { origin: { type: "string", description: "The origin to revoke, scheme://host[:port]." } },
   },
+  addSticker: {
+    type: "object",
+    additionalProperties: false,
+    required: ["shortcode", "url"],
+    properties: {
+      shortcode: { type: "string", pattern: SHORTCODE_PATTERN, description: `The image's shortcode, ${SHORTCODE_PATTERN}; an existing one is replaced in place.` },
+      url: { type: "string", description: "mxc://<this service's homeserver>/<media id>, media id of [A-Za-z0-9_-]." },
+      body: { type: "string", maxLength: 1000, description: "The image's description (alt text)." },
+      info: { type: "object", description: "Matrix ImageInfo (w, h, mimetype, size, …), stored as given." },
+    },
+  },
 } as const satisfies Record<string, JSONSchema>;
 
 /** A visitor write body: the operation's own fields plus the author proof. */
@@ -394,4 +473,6 @@ export const pathParams = {
   comment_id: { type: "string", minLength: 1, description: "A comment's Matrix event id, percent-encoded (room v3+ ids may contain /)." },
   poll_id: { type: "string", minLength: 1, description: "The poll comment's Matrix event id, percent-encoded." },
   key: { type: "string", minLength: 1, description: "The reaction key as stored (trimmed), percent-encoded." },
+  pack_id: { type: "string", pattern: PACK_ID_PATTERN, description: `A sticker pack id (the state key of its m.room.image_pack event): ${PACK_ID_PATTERN}.` },
+  shortcode: { type: "string", pattern: SHORTCODE_PATTERN, description: `An image's shortcode: ${SHORTCODE_PATTERN}.` },
 };

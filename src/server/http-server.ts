@@ -11,7 +11,7 @@ import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
 import { readBody, type Refusal } from "./request-body.ts";
 import type { Services } from "./services.ts";
 
-/** Request bodies above this are refused (comments are text; media uploads come later). */
+/** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What the homeserver may push in one transaction: up to 100 events of up to 64 KiB, plus ephemeral data. */
@@ -44,9 +44,10 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const path = target.split("?")[0]!;
     const headers = lowercaseHeaders(req);
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
+    const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
     if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
       try {
-        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp });
+        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
       } catch (err) {
         sendProblem(res, toProblem(err, path).problem);
         return;
@@ -61,8 +62,8 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     }
     // The adapter reads the body only after admission. A refused request's unread body is
     // discarded by Node as it arrives (the connection stays usable), never buffered.
-    await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp }, () =>
-      readBody(req, res, MAX_BODY_BYTES, () => problemTooLarge(MAX_BODY_BYTES, path, headers)),
+    await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy }, (limit = MAX_BODY_BYTES) =>
+      readBody(req, res, limit, () => problemTooLarge(limit, path, headers)),
     );
   };
 

@@ -26,6 +26,10 @@ import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
 import { Retirements } from "../retirement/requests.ts";
 import { RetirementPass } from "../retirement/pass.ts";
+import { StickerPacks } from "../stickers/packs.ts";
+import { VisitorProfiles } from "../visitors/profiles.ts";
+import { MediaUrls } from "../media/proxy-urls.ts";
+import { MediaProxy } from "../media/proxy.ts";
 
 export interface Services {
   config: Config;
@@ -46,6 +50,11 @@ export interface Services {
   worker: QueueWorker;
   retirements: Retirements;
   retirementPass: RetirementPass;
+  stickers: StickerPacks;
+  profiles: VisitorProfiles;
+  /** Signed media proxy URLs (src/media/): every mxc:// URL a read or response hands out goes through it. */
+  mediaUrls: MediaUrls;
+  mediaProxy: MediaProxy;
   log: (message: string) => void;
 }
 
@@ -59,6 +68,11 @@ export async function createServices(config: Config, log: (message: string) => v
   const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
   const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
   const idempotency = new IdempotencyStore(db);
+  const mediaUrls = new MediaUrls(await sharedSecret(db, "media_url_secret"), {
+    enabled: config.media.proxyEnabled,
+    serverName: config.matrix.serverName,
+    publicBaseUrl: config.server.publicBaseUrl,
+  });
   const live = new LiveEvents();
   const liveEventPoller = new LiveEventPoller(db, live, log);
   const projector = new Projector(db, names, () => liveEventPoller.poll());
@@ -66,7 +80,8 @@ export async function createServices(config: Config, log: (message: string) => v
   const perform = submissionPerformer(db, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
   const comments = new Comments(db, sites);
-  const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake());
+  const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
+  const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
   const retirementPass = new RetirementPass(db, homeserver, log);
   return {
     config,
@@ -87,6 +102,15 @@ export async function createServices(config: Config, log: (message: string) => v
     worker,
     retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), () => retirementPass.kick()),
     retirementPass,
+    mediaUrls,
+    mediaProxy: new MediaProxy(mediaUrls, {
+      homeserverUrl: config.matrix.homeserverUrl,
+      asToken: config.matrix.asToken,
+      maxBytes: config.media.proxyMaxBytes,
+      timeoutMs: config.media.proxyTimeoutMs,
+    }),
+    stickers,
+    profiles: new VisitorProfiles(db, sites, names),
     log,
   };
 }

@@ -1,25 +1,43 @@
 // What a visitor write operation declares: only what is its own. Everything else (site,
 // idempotency, signature, proof of work, target lookup, the transaction) is the pipeline's.
+import type { Db, Tx } from "../db/client.ts";
 import type { FieldError } from "../domain/errors.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
 import type { ProofBlock } from "../queue/payloads.ts";
+import type { Homeserver } from "../matrix/homeserver.ts";
+import type { Provisioner } from "../matrix/provisioning.ts";
+import type { FoundSticker } from "../stickers/packs.ts";
 
-/** The author proof every visitor write carries. */
-export interface AuthorProofInput {
+/** The author proof every visitor write carries, for its site. */
+export interface SiteProofInput {
   siteId: string;
-  pageSlug: string;
   authorPublicKey: string;
   authorSignature: string;
   challengeResponse: string;
 }
 
-/** What an operation's declarations are computed from besides its own input. */
-export interface WriteScope {
-  siteId: string;
+/** A page write's input (comments, reactions, polls, uploads): the author proof and the page. */
+export interface AuthorProofInput extends SiteProofInput {
   pageSlug: string;
+}
+
+/** What a site-level write's (avatars) declarations are computed from besides its own input. */
+export interface SiteScope {
+  siteId: string;
   /** The challenge prefix (the part of challenge_response before `|`). */
   challenge: string;
 }
+
+/** What a page write's declarations are computed from besides its own input. */
+export interface WriteScope extends SiteScope {
+  pageSlug: string;
+}
+
+/** The scope of a write with this input: with the page for a page write, without for a site-level one. */
+export type ScopeOf<Input> = Input extends { pageSlug: string } ? WriteScope : SiteScope;
+
+/** A write's scope and its verified author (the visitor key, base64url). */
+export type AuthorScopeOf<Input> = ScopeOf<Input> & { author: string };
 
 /** A comment an operation points at, and what it must be. */
 export interface TargetRule {
@@ -53,21 +71,64 @@ export interface EffectScope extends WriteScope {
   targets: Record<string, Target>;
 }
 
-export interface VisitorOperation<Input extends AuthorProofInput, Checked> {
+/** What an operation's own lookups and immediate effects may use (the composition root provides it). */
+export interface OperationServices {
+  db: Db;
+  homeserver: Homeserver;
+  provisioner: Provisioner;
+  stickers: { findImage(siteId: string, url: string): Promise<FoundSticker | null> };
+}
+
+/** A page write's scope and its verified author (the visitor key, base64url). */
+export type AuthorScope = AuthorScopeOf<AuthorProofInput>;
+
+/** The declarations every operation has, whether its effect is queued or immediate (what the pipeline's checks use). */
+export interface WriteOperation<Input extends SiteProofInput, Checked> {
   /** Submission kind, e.g. "comment.edit" (shown to dashboards, keys the worker's logs). */
   kind: string;
-  /** 202 {submission_id}, or 204 for annotations (reactions, votes). */
-  answer: "submission" | "no-content";
   /** Field validation beyond the JSON schema; pushes every problem, returns the normalized input. */
-  check(input: Input, errors: FieldError[]): Checked;
+  check(input: Input, errors: FieldError[]): Checked | Promise<Checked>;
   /** The canonical array the author signs. */
-  signatureArray(checked: Checked, scope: WriteScope): unknown[];
-  /** The signed subject repeated in the event's proof block (`content`). */
-  proofSubject(checked: Checked): string;
+  signatureArray(checked: Checked, scope: ScopeOf<Input>): unknown[];
+  /**
+   * What the write needs from storage once its proof verified (e.g. a media comment's upload
+   * record, or the sticker from the site's packs); refuses what is not there. Returns the
+   * checked input completed.
+   */
+  load?(checked: Checked, scope: AuthorScopeOf<Input>, services: OperationServices): Promise<Checked>;
   /** The comments it points at. */
   targets?(checked: Checked): TargetRule[];
   /** Checks that need the resolved targets (e.g. a vote's option must exist in the poll). */
   checkTargets?(checked: Checked, targets: Record<string, Target>): void;
+}
+
+/** An immediate effect's outcome: the 200 answer, and what to store in the write's transaction. */
+export interface Performed<Result> {
+  result: Result;
+  persist(tx: Tx): Promise<void>;
+}
+
+/**
+ * A write whose effect runs while the request waits (media uploads: the answer is the
+ * homeserver's mxc:// URL): after every check, before the challenge is spent; answered 200 with
+ * its result, which an Idempotency-Key replay returns without performing it again.
+ */
+export interface ImmediateOperation<Input extends SiteProofInput, Checked, Result> extends WriteOperation<Input, Checked> {
+  answer: "result";
+  perform(checked: Checked, scope: AuthorScopeOf<Input>, services: OperationServices): Promise<Performed<Result>>;
+  /**
+   * Runs when an Idempotency-Key replay answers in place of `perform` (its author is the key the
+   * replayed request was recorded for): e.g. an avatar upload re-applies the profile write.
+   */
+  replayed?(result: Result, scope: { siteId: string; author: string }, services: OperationServices): Promise<void>;
+}
+
+/** A write whose Matrix effect is queued (202 or 204) and performed by the queue worker. */
+export interface VisitorOperation<Input extends AuthorProofInput, Checked> extends WriteOperation<Input, Checked> {
+  /** 202 {submission_id}, or 204 for annotations (reactions, votes). */
+  answer: "submission" | "no-content";
+  /** The signed subject repeated in the event's proof block (`content`). */
+  proofSubject(checked: Checked): string;
   /** Its Matrix effect, computed in full before the 202 (so its size is known). */
   effect(checked: Checked, scope: EffectScope): MatrixAction;
   /** Presentation data written to the virtual user's profile (not signed). */

@@ -1,20 +1,22 @@
 // THE write seam: every visitor write passes these stages, in this order, written once.
 //   site exists and is writable → input validation → (site write auth: the route adapter) →
-//   idempotency replay → author signature → proof of work → target checks → one transaction
-//   (spend the challenge, store the submission, record the idempotent response) → 202 / 204.
+//   idempotency replay → author signature → proof of work → the operation's lookups → target
+//   checks → one transaction (spend the challenge, store the submission, record the idempotent
+//   response) → 202 / 204. An immediate operation (uploads) performs its effect just before
+//   that transaction, which stores its record instead of a submission → 200 with its result.
 // Every stage that can refuse runs before anything is spent or stored, so a refused request
 // consumes neither its challenge nor its Idempotency-Key.
 import { randomUUID } from "node:crypto";
-import type { Db } from "../db/client.ts";
+import type { Db, Tx } from "../db/client.ts";
 import { forbidden, validationError, type FieldError } from "../domain/errors.ts";
 import type { IdempotencyScope } from "../domain/request.ts";
 import type { Sites } from "../domain/sites.ts";
 import type { CheckedSite } from "../domain/site-write-auth.ts";
-import { Challenges } from "../domain/challenges.ts";
+import { Challenges, type CheckedChallenge } from "../domain/challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "../domain/idempotency.ts";
-import { parseAuthorProof, verifySignature } from "../security/author-proof.ts";
+import { parseAuthorProof, verifySignature, type ParsedProof } from "../security/author-proof.ts";
 import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
-import type { AuthorProofInput, VisitorOperation, WriteScope } from "./operation.ts";
+import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
 import { checkEventSize } from "./event-size.ts";
 
@@ -24,6 +26,30 @@ export interface WriteAccepted {
   replayed: boolean;
 }
 
+/** An immediate operation's answer (200). */
+export interface WritePerformed<Result> {
+  result: Result;
+  /** True when this answers a retry: the effect was not performed again. */
+  replayed: boolean;
+}
+
+/** A request that passed every check, with what its tail (queue or perform) needs. */
+interface Admitted<Input, Checked> {
+  siteId: string;
+  checked: Checked;
+  scope: AuthorScopeOf<Input>;
+  proof: ParsedProof;
+  spendable: CheckedChallenge;
+  targets: Record<string, Target>;
+}
+
+/** An Idempotency-Key replay: the stored answer, and whose write it was. */
+interface Replay {
+  replay: StoredResponse;
+  siteId: string;
+  author: string;
+}
+
 export class WritePipeline {
   constructor(
     private readonly db: Db,
@@ -31,8 +57,10 @@ export class WritePipeline {
     private readonly challenges: Challenges,
     private readonly idempotency: IdempotencyStore,
     private readonly onQueued: () => void,
+    private readonly services: OperationServices,
   ) {}
 
+  /** A queued write: stored with its Matrix effect for the worker; 202 {submission_id} or 204. */
   async accept<Input extends AuthorProofInput, Checked>(
     operation: VisitorOperation<Input, Checked>,
     input: Input,
@@ -40,34 +68,14 @@ export class WritePipeline {
     /** The site as the route adapter's site-write gate already loaded and checked it, if it did. */
     gated: CheckedSite | null = null,
   ): Promise<WriteAccepted> {
-    const site =
-      gated && gated.site.id === input.siteId && gated.pageSlug === input.pageSlug ? gated.site : await this.sites.requireWritable(input.siteId, input.pageSlug);
-
-    const errors: FieldError[] = [];
-    const checked = operation.check(input, errors);
-    const proof = parseAuthorProof({ author_public_key: input.authorPublicKey, author_signature: input.authorSignature, challenge_response: input.challengeResponse });
-    if (Array.isArray(proof)) errors.push(...proof);
-    if (errors.length > 0 || Array.isArray(proof)) throw validationError("The request is invalid.", errors);
-
-    const author = proof.key.text;
-    if (idempotency) {
-      const replay = await this.idempotency.replay(author, idempotency);
-      if (replay) return accepted(replay, true);
-    }
-
-    const scope: WriteScope = { siteId: site.id, pageSlug: input.pageSlug, challenge: Challenges.prefix(proof.challengeResponse) };
-    if (!verifySignature(proof.key.bytes, proof.signature, operation.signatureArray(checked, scope))) {
-      throw forbidden("invalid-signature", "author_signature does not verify for this request and key.");
-    }
-    const spendable = await this.challenges.check(proof.challengeResponse);
-
-    const rules = operation.targets?.(checked) ?? [];
-    const targets = await resolveTargets(this.db, scope, author, rules);
-    operation.checkTargets?.(checked, targets);
+    const admitted = await this.admit(operation, input, idempotency, gated);
+    if ("replay" in admitted) return accepted(admitted.replay, true);
+    const { checked, proof, spendable, targets } = admitted;
+    const scope = { ...admitted.scope, pageSlug: input.pageSlug };
 
     const submissionId = randomUUID();
     const block: ProofBlock = {
-      public_key: author,
+      public_key: scope.author,
       signature: proof.signature.toString("base64url"),
       challenge: scope.challenge,
       content: operation.proofSubject(checked),
@@ -77,22 +85,90 @@ export class WritePipeline {
     checkEventSize(payload.matrix);
 
     const response: StoredResponse = operation.answer === "submission" ? { status: 202, body: { submission_id: submissionId } } : { status: 204, body: null };
+    const raced = await this.commit(admitted, idempotency, response, (tx) =>
+      tx.submission.create({
+        data: { id: submissionId, kind: operation.kind, siteId: admitted.siteId, pageSlug: scope.pageSlug, authorPublicKey: scope.author, payload: JSON.stringify(payload) },
+      }),
+    );
+    if (raced) return accepted(raced, true);
+    this.onQueued();
+    return { submissionId, replayed: false };
+  }
+
+  /** An immediate write: its effect runs now, after every check; 200 with its result. */
+  async perform<Input extends SiteProofInput, Checked, Result>(
+    operation: ImmediateOperation<Input, Checked, Result>,
+    input: Input,
+    idempotency: IdempotencyScope | null,
+    gated: CheckedSite | null = null,
+  ): Promise<WritePerformed<Result>> {
+    const admitted = await this.admit(operation, input, idempotency, gated);
+    if ("replay" in admitted) {
+      const result = admitted.replay.body as Result;
+      await operation.replayed?.(result, admitted, this.services);
+      return { result, replayed: true };
+    }
+    const performed = await operation.perform(admitted.checked, admitted.scope, this.services);
+    const raced = await this.commit(admitted, idempotency, { status: 200, body: performed.result }, (tx) => performed.persist(tx));
+    return raced ? { result: raced.body as Result, replayed: true } : { result: performed.result, replayed: false };
+  }
+
+  /** Every stage that can refuse, in order; a replay of an earlier request stops early. */
+  private async admit<Input extends SiteProofInput, Checked>(
+    operation: WriteOperation<Input, Checked>,
+    input: Input,
+    idempotency: IdempotencyScope | null,
+    gated: CheckedSite | null,
+  ): Promise<Admitted<Input, Checked> | Replay> {
+    // A site-level write (avatars) has no page.
+    const pageSlug = (input as Partial<AuthorProofInput>).pageSlug;
+    const site = gated && gated.site.id === input.siteId && gated.pageSlug === pageSlug ? gated.site : await this.sites.requireWritable(input.siteId, pageSlug);
+
+    const errors: FieldError[] = [];
+    const checked = await operation.check(input, errors);
+    const proof = parseAuthorProof({ author_public_key: input.authorPublicKey, author_signature: input.authorSignature, challenge_response: input.challengeResponse });
+    if (Array.isArray(proof)) errors.push(...proof);
+    if (errors.length > 0 || Array.isArray(proof)) throw validationError("The request is invalid.", errors);
+
+    const author = proof.key.text;
+    if (idempotency) {
+      const replay = await this.idempotency.replay(author, idempotency);
+      if (replay) return { replay, siteId: site.id, author };
+    }
+
+    // ScopeOf<Input> is the same page-or-not choice, made by the type of the input.
+    const scope = { siteId: site.id, ...(pageSlug === undefined ? {} : { pageSlug }), challenge: Challenges.prefix(proof.challengeResponse), author } as AuthorScopeOf<Input>;
+    if (!verifySignature(proof.key.bytes, proof.signature, operation.signatureArray(checked, scope))) {
+      throw forbidden("invalid-signature", "author_signature does not verify for this request and key.");
+    }
+    const spendable = await this.challenges.check(proof.challengeResponse);
+    const loaded = operation.load ? await operation.load(checked, scope, this.services) : checked;
+
+    const rules = operation.targets?.(loaded) ?? [];
+    const targets = await resolveTargets(this.db, scope, author, rules);
+    operation.checkTargets?.(loaded, targets);
+    return { siteId: site.id, checked: loaded, scope, proof, spendable, targets };
+  }
+
+  /**
+   * One transaction: spend the challenge, store the write, record the idempotent response.
+   * Returns the winner's response when a concurrent identical request committed first.
+   */
+  private async commit(admitted: Admitted<unknown, unknown>, idempotency: IdempotencyScope | null, response: StoredResponse, store: (tx: Tx) => Promise<unknown>): Promise<StoredResponse | null> {
+    const author = admitted.scope.author;
     try {
       await this.db.$transaction(async (tx) => {
-        await this.challenges.spend(tx, spendable);
-        await tx.submission.create({
-          data: { id: submissionId, kind: operation.kind, siteId: site.id, pageSlug: input.pageSlug, authorPublicKey: author, payload: JSON.stringify(payload) },
-        });
+        await this.challenges.spend(tx, admitted.spendable);
+        await store(tx);
         if (idempotency) await this.idempotency.record(tx, author, idempotency, response);
       });
+      return null;
     } catch (err) {
       // Lost a race with a concurrent identical request: answer as its replay.
       const replay = idempotency ? await this.idempotency.replay(author, idempotency) : null;
-      if (replay) return accepted(replay, true);
+      if (replay) return replay;
       throw err;
     }
-    this.onQueued();
-    return { submissionId, replayed: false };
   }
 }
 

@@ -2,9 +2,10 @@
 // and whatever else the operation's rules say (its own, a poll, a possible thread root).
 import type { Db } from "../db/client.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
-import type { Target, TargetRule, WriteScope } from "./operation.ts";
+import type { SiteScope, Target, TargetRule } from "./operation.ts";
 
-export async function resolveTargets(db: Db, scope: WriteScope, author: string, rules: TargetRule[]): Promise<Record<string, Target>> {
+/** A site-level write (no page) has no comment targets: any rule it had would find none. */
+export async function resolveTargets(db: Db, scope: SiteScope & { pageSlug?: string }, author: string, rules: TargetRule[]): Promise<Record<string, Target>> {
   const wanted = rules.filter((r): r is TargetRule & { eventId: string } => r.eventId !== null);
   if (wanted.length === 0) return {};
   const rows = await db.comment.findMany({

@@ -15,7 +15,7 @@ const CLAIM_BUDGET = 3;
 
 const overrides = (extra: Record<string, unknown> = {}) => ({
   ...Object.fromEntries(
-    ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "governance_write", "operator"].map(
+    ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "governance_write", "operator", "media_upload"].map(
       (key) => [`rate_limit.${key}`, BUDGET],
     ),
   ),
@@ -104,6 +104,31 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       const post = () =>
         fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" });
       await assertRateLimited(await spend(BUDGET, post), 3600);
+    });
+
+    test("visitor avatar writes share the comment budget", async () => {
+      const as = client();
+      const sends = [
+        () => fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" }),
+        () => fetch(url(`/api/v1/sites/${SITE}/visitors/avatar?mime=image/png`), { method: "PUT", headers: { ...as, "idempotency-key": "k" }, body: "x" }),
+        () => fetch(url(`/api/v1/sites/${SITE}/visitors/avatar`), { method: "DELETE", headers: as }),
+      ];
+      await assertRateLimited(await spend(BUDGET, (i) => sends[i]!()), 3600);
+    });
+
+    test("media uploads: their own budget, refused before the body is read", async () => {
+      const as = client();
+      const upload = () => fetch(url(`/api/v1/sites/${SITE}/pages/p/media?mime=image/png`), { method: "POST", headers: { ...as, "idempotency-key": "k" }, body: "x" });
+      await assertRateLimited(await spend(BUDGET, upload), 3600);
+      // Comment writes are another budget.
+      const post = () => fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" });
+      assert.notEqual((await post()).status, 429);
+    });
+
+    test("visitor profile reads", async () => {
+      const as = client();
+      const read = () => fetch(url(`/api/v1/sites/${SITE}/visitors/profile?author_public_key=${"A".repeat(43)}`), { headers: as });
+      await assertRateLimited(await spend(BUDGET, read), 3600);
     });
 
     test("SSE connections: a token bucket of burst size", async () => {

@@ -41,7 +41,7 @@ export function testConfigDocument(options: { registrationFile?: string; databas
     queue: { poll_interval_ms: 50, retry_base_ms: 50 },
     // Budgets no test run reaches; test/integration/rate-limits.test.ts sets small ones.
     rate_limit: Object.fromEntries(
-      ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "claim_token", "governance_write", "operator"].map((key) => [key, 10_000]),
+      ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "claim_token", "governance_write", "operator", "media_upload"].map((key) => [key, 10_000]),
     ),
     sites: options.sites ?? {},
   };

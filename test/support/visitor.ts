@@ -1,4 +1,5 @@
 // A visitor client as a browser would be: an Ed25519 key, proof of work and signed writes.
+import { createHash } from "node:crypto";
 import sodium from "sodium-native";
 import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
 import { solveChallenge } from "../../src/security/pow.ts";
@@ -55,13 +56,39 @@ export class Visitor {
     return { author_public_key: this.key, author_signature: this.sign(signed(challenge)), challenge_response: response };
   }
 
-  /** Any write: method, path, JSON body, the visitor's Origin. */
+  /** Any write: method, path, JSON body (or raw bytes, as application/octet-stream), the visitor's Origin. */
   async send(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const raw = body instanceof Uint8Array;
     return fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { "content-type": "application/json", ...(this.origin ? { origin: this.origin } : {}), ...headers },
-      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { "content-type": raw ? "application/octet-stream" : "application/json", ...(this.origin ? { origin: this.origin } : {}), ...headers },
+      body: raw ? new Uint8Array(body) : typeof body === "string" ? body : JSON.stringify(body),
     });
+  }
+
+  /**
+   * A signed media upload request for `bytes`: its path with the query (mime, filename, voice
+   * and the author proof over the UPLOAD array) and the body.
+   */
+  async uploadRequest(siteId: string, pageSlug: string, bytes: Buffer, mime: string, filename: string | null, extra: { voice?: boolean } = {}) {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const proof = await this.proof((ch) => signatureArrays.upload(siteId, pageSlug, mime, filename, sha256, ch));
+    const query = new URLSearchParams({ mime, ...(filename !== null ? { filename } : {}), ...(extra.voice ? { voice: "true" } : {}), ...proof });
+    return { path: `/api/v1/sites/${siteId}/pages/${pageSlug}/media?${query}`, body: bytes };
+  }
+
+  /** A signed avatar upload request for `bytes`: its path with the query (mime, filename and the proof over UPLOAD_AVATAR) and the body. */
+  async avatarRequest(siteId: string, bytes: Buffer, mime: string, filename: string | null = null) {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const proof = await this.proof((ch) => signatureArrays.uploadAvatar(siteId, mime, sha256, ch));
+    const query = new URLSearchParams({ mime, ...(filename !== null ? { filename } : {}), ...proof });
+    return { path: `/api/v1/sites/${siteId}/visitors/avatar?${query}`, body: bytes };
+  }
+
+  /** A signed avatar deletion: its path, with the proof over DELETE_AVATAR in the query. */
+  async deleteAvatarPath(siteId: string): Promise<string> {
+    const proof = await this.proof((ch) => signatureArrays.deleteAvatar(siteId, ch));
+    return `/api/v1/sites/${siteId}/visitors/avatar?${new URLSearchParams(proof)}`;
   }
 
   async post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {

@@ -9,7 +9,7 @@ import type { Route } from "../../src/rest/route.ts";
 const route = (auth: Route["auth"]) => ({ operationId: "x", auth }) as Route;
 
 test("every route of the table passes", () => {
-  for (const r of apiRoutes) if (r.kind !== "static") checkRouteOperation(schema, r, parse(r.document));
+  for (const r of apiRoutes) if (r.kind === "operation" || r.kind === "stream") checkRouteOperation(schema, r, parse(r.document));
 });
 
 test("a route declaring an author proof must run one visitor-write mutation", () => {

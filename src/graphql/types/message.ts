@@ -3,6 +3,7 @@ import { builder } from "../builder.ts";
 import { MAX_PER_PAGE } from "../../domain/pagination.ts";
 import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
 import { shownProfile } from "../../projection/members.ts";
+import { presentContent } from "../../media/present.ts";
 
 interface AuthorShape {
   type: string;
@@ -18,7 +19,11 @@ const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement(
     publicKey: t.exposeString("publicKey", { nullable: true, description: "Set for visitors." }),
     mxid: t.exposeString("mxid", { nullable: true, description: "Set for Matrix authors." }),
     displayName: t.exposeString("displayName", { nullable: true }),
-    avatarUrl: t.exposeString("avatarUrl", { nullable: true }),
+    avatarUrl: t.string({
+      nullable: true,
+      description: "A signed media proxy URL (96x96 crop); the mxc:// URL when the proxy is disabled.",
+      resolve: (author, _args, ctx) => ctx.services.mediaUrls.present(author.avatarUrl, "avatar", ctx.mediaBase),
+    }),
   }),
 });
 
@@ -41,7 +46,7 @@ export const Message = builder.prismaObject("Comment", {
     editedAt: t.expose("editedAt", { type: "DateTime", nullable: true }),
     replyTo: t.exposeString("replyTo", { nullable: true }),
     threadRoot: t.exposeString("threadRoot", { nullable: true }),
-    content: t.field({ type: "JSON", resolve: (c) => JSON.parse(c.content) }),
+    content: t.field({ type: "JSON", resolve: (c, _args, ctx) => presentContent(JSON.parse(c.content), ctx.services.mediaUrls, ctx.mediaBase) }),
     author: t.field({
       type: MessageAuthor,
       resolve: async (c, _args, ctx) => {

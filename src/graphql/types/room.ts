@@ -19,8 +19,16 @@ const RoomInfoType = builder.objectRef<RoomInfo>("RoomInfo").implement({
     roomId: t.exposeString("roomId"),
     name: t.exposeString("name", { nullable: true }),
     topic: t.exposeString("topic", { nullable: true }),
-    avatarUrl: t.exposeString("avatarUrl", { nullable: true, description: "An mxc:// URL." }),
-    avatarThumbnailUrl: t.string({ nullable: true, description: "A signed proxy URL once the media proxy exists; null until then.", resolve: () => null }),
+    avatarUrl: t.string({
+      nullable: true,
+      description: "A signed media proxy URL of the room avatar; the mxc:// URL when the proxy is disabled.",
+      resolve: (room, _args, ctx) => ctx.services.mediaUrls.present(room.avatarUrl, "original", ctx.mediaBase),
+    }),
+    avatarThumbnailUrl: t.string({
+      nullable: true,
+      description: "A signed media proxy URL of the room avatar as a 96x96 crop thumbnail; the mxc:// URL when the proxy is disabled.",
+      resolve: (room, _args, ctx) => ctx.services.mediaUrls.present(room.avatarUrl, "avatar", ctx.mediaBase),
+    }),
     memberCount: t.exposeInt("memberCount", { description: "Joined members, not counting the service's bot." }),
     systemMessages: t.expose("systemMessages", {
       type: [SystemMessageType],

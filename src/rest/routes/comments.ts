@@ -37,7 +37,7 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
   problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
 
-const postProblems = { 404: ["comment-not-found"], 409: ["comment-redacted"] };
+const postProblems = { 404: ["comment-not-found", "media-not-found", "sticker-not-found"], 409: ["comment-redacted"] };
 const commentPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments";
 const commentParams = { ...pagePath, comment_id: pathParams.comment_id };
 
@@ -48,7 +48,7 @@ export const postComment = visitorWriteRoute({
   tag: "Comments",
   summary: "Submit a comment; it is queued and later appears with the same submission_id.",
   description:
-    'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]. reply_to and thread_root must be live comments of this page; a thread_root must not itself be inside a thread. Text is 1-10000 grapheme clusters; since the event carries it twice (message and signed proof block) and the homeserver caps events at 65,536 bytes, at most about 31,700 bytes of UTF-8 fit (longer: 400 validation-error on content).',
+    'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]; with media, media.url in place of content. A media comment posts an upload of this visitor key for this site (POST …/media; sent as m.image, m.video, m.audio or m.file with the upload\'s info, a voice message with the MSC3245 fields) or a sticker of the site\'s packs (sent as m.sticker with the pack\'s description and info). reply_to and thread_root must be live comments of this page; a thread_root must not itself be inside a thread. Text is 1-10000 grapheme clusters; since the event carries it twice (message and signed proof block) and the homeserver caps events at 65,536 bytes, at most about 31,700 bytes of UTF-8 fit (longer: 400 validation-error on content).',
   auth: "site-write",
   mutation: "postComment",
   answer: "submission",

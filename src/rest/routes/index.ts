@@ -9,7 +9,9 @@ import { deleteComment, deleteCommentByQuery, editComment, editCommentByBody, li
 import { react, unreact } from "./reactions.ts";
 import { createPoll, vote } from "./polls.ts";
 import { postLocation } from "./locations.ts";
+import { uploadMedia } from "./uploads.ts";
 import { pageEvents } from "./live.ts";
+import { getMedia } from "./media.ts";
 import { getPageModerators, getPageRoles, getRoom, getSiteRoles } from "./rooms.ts";
 import {
   deletePage,
@@ -36,6 +38,8 @@ import {
   operatorRotateSecret,
   operatorRotateSecretAlternate,
 } from "./operator-sites.ts";
+import { addSticker, listStickers, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery, removeSticker, removeStickerByQuery } from "./stickers.ts";
+import { deleteAvatar, getVisitorProfile, uploadAvatar } from "./visitor-profiles.ts";
 
 export function buildRoutes(document: () => unknown): Route[] {
   return [
@@ -46,11 +50,15 @@ export function buildRoutes(document: () => unknown): Route[] {
     ...[react, unreact],
     ...[createPoll, vote],
     postLocation,
+    uploadMedia,
     pageEvents,
+    getMedia,
     ...[getRoom, getPageModerators, getPageRoles, getSiteRoles],
     ...[operatorListSites, operatorRevokeOrigin, operatorRevokeOriginAlternate, operatorRotateSecret, operatorRotateSecretAlternate, operatorRemoveSecret],
     ...[operatorRotateClaimToken, operatorRotateClaimTokenAlternate, operatorGetConfigSnippet],
     ...[retireSite, getSiteRetirement, deleteSite, retirePage, getPageRetirement, deletePage],
     ...[operatorRetireSite, operatorGetSiteRetirement, operatorDeleteSite, operatorRetireRoom, operatorGetRoomRetirement, operatorDeleteRoom],
+    ...[listStickers, addSticker, removeSticker, removeStickerByQuery, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery],
+    ...[getVisitorProfile, uploadAvatar, deleteAvatar],
   ];
 }

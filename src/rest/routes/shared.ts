@@ -1,6 +1,7 @@
 // What several route modules share: path parameter sets, the Message selection, GraphQL
-// variables of a page.
-import type { RouteInput } from "../route.ts";
+// variables of a page, operator access and the derived forms of a route (operator mirrors and
+// the earlier revision's alternate paths).
+import type { OperationRoute, RouteInput } from "../route.ts";
 import { pathParams } from "../schemas.ts";
 
 export const sitePath = { site_id: pathParams.site_id };
@@ -16,3 +17,20 @@ fragment MessageFields on Message {
   reactions { key count mine }
 }`;
 
+
+export const operatorAccess = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
+
+/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
+export function mirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
+  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
+  return { ...rest, ...operatorAccess, operationId, path, ...extra };
+}
+
+/** The same operation under the earlier revision's path (plus what else that form changes, e.g. a parameter moved to the query). */
+export const alternate = (route: OperationRoute, path: string, extra: Partial<OperationRoute> = {}): OperationRoute => ({
+  ...route,
+  operationId: `${route.operationId}Alternate`,
+  path,
+  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
+  ...extra,
+});
