@@ -43,6 +43,7 @@ export interface Config {
     publicRead: number;
     claimToken: number;
     governanceWrite: number;
+    botMessage: number;
     operator: number;
     ssePerHour: number;
     sseBurst: number;

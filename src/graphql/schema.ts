@@ -11,5 +11,6 @@ import "./types/room.ts";
 import "./types/roles.ts";
 import "./types/retirement.ts";
 import "./types/operator-sites.ts";
+import "./types/governance.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -26,6 +26,12 @@ import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
 import { Retirements } from "../retirement/requests.ts";
 import { RetirementPass } from "../retirement/pass.ts";
+import { Governance } from "../governance/governance.ts";
+import { RolePowerLevels } from "../governance/power-levels.ts";
+import { ConvergencePass } from "../governance/convergence-pass.ts";
+import { Bot } from "../bot/bot.ts";
+import { BotInbox } from "../bot/inbox.ts";
+import { BotIntake } from "../bot/intake.ts";
 
 export interface Services {
   config: Config;
@@ -46,6 +52,11 @@ export interface Services {
   worker: QueueWorker;
   retirements: Retirements;
   retirementPass: RetirementPass;
+  /** Role claims, roles and ownership transfers; what the AS bot's DM handling asks (GovernanceForBot). */
+  governance: Governance;
+  convergencePass: ConvergencePass;
+  /** The AS bot's inbox of DM events and invites (src/bot/): started with the worker. */
+  botInbox: BotInbox;
   log: (message: string) => void;
 }
 
@@ -61,13 +72,23 @@ export async function createServices(config: Config, log: (message: string) => v
   const idempotency = new IdempotencyStore(db);
   const live = new LiveEvents();
   const liveEventPoller = new LiveEventPoller(db, live, log);
-  const projector = new Projector(db, names, () => liveEventPoller.poll());
-  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId));
+  // The bot itself is built below, once governance is.
+  const botInbox = new BotInbox(db, (event) => bot.handle(event), { ...config.queue, log });
+  const botIntake = new BotIntake(db, names.botUserId, botInbox);
+  const projector = new Projector(db, names, () => liveEventPoller.poll(), true, (event) => botIntake.take(event));
+  const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
   const perform = submissionPerformer(db, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
   const comments = new Comments(db, sites);
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake());
   const retirementPass = new RetirementPass(db, homeserver, log);
+  const governance = new Governance(db, sites, homeserver, rolePowerLevels, log);
+  const bot = new Bot(db, homeserver, governance, {
+    botUserId: names.botUserId,
+    messagesPerMinute: config.rateLimit.enabled ? config.rateLimit.botMessage : null,
+    log,
+  });
   return {
     config,
     db,
@@ -87,6 +108,9 @@ export async function createServices(config: Config, log: (message: string) => v
     worker,
     retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), () => retirementPass.kick()),
     retirementPass,
+    governance,
+    convergencePass: new ConvergencePass(rolePowerLevels, log),
+    botInbox,
     log,
   };
 }

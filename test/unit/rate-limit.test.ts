@@ -146,6 +146,7 @@ describe("the named budgets", () => {
     publicRead: 7,
     claimToken: 8,
     governanceWrite: 9,
+    botMessage: 11,
     operator: 10,
     ssePerHour: 1,
     sseBurst: 11,

@@ -36,6 +36,7 @@ import {
   operatorRotateSecret,
   operatorRotateSecretAlternate,
 } from "./operator-sites.ts";
+import { governanceRoutes } from "./governance.ts";
 
 export function buildRoutes(document: () => unknown): Route[] {
   return [
@@ -52,5 +53,6 @@ export function buildRoutes(document: () => unknown): Route[] {
     ...[operatorRotateClaimToken, operatorRotateClaimTokenAlternate, operatorGetConfigSnippet],
     ...[retireSite, getSiteRetirement, deleteSite, retirePage, getPageRetirement, deletePage],
     ...[operatorRetireSite, operatorGetSiteRetirement, operatorDeleteSite, operatorRetireRoom, operatorGetRoomRetirement, operatorDeleteRoom],
+    ...governanceRoutes,
   ];
 }

@@ -2,7 +2,7 @@
 // and claim-token rotation, config snippets; plus the alternate forms of the earlier revision.
 import type { OperationRoute } from "../route.ts";
 import { ref, requestBodies } from "../schemas.ts";
-import { sitePath } from "./shared.ts";
+import { alternate, sitePath } from "./shared.ts";
 
 const SITES = "/api/v1/operator/sites";
 const SITE = `${SITES}/{site_id}`;
@@ -16,14 +16,6 @@ const OPERATOR_SITE = `{
 type OperatorRouteSpec = Omit<OperationRoute, "kind" | "tag" | "auth" | "rateLimit">;
 
 const operatorRoute = (spec: OperatorRouteSpec): OperationRoute => ({ kind: "operation", tag: "Operator", auth: "operator", rateLimit: "operator", ...spec });
-
-/** The same operation under the earlier revision's path. */
-const alternate = (route: OperationRoute, path: string): OperationRoute => ({
-  ...route,
-  operationId: `${route.operationId}Alternate`,
-  path,
-  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
-});
 
 const siteVariables = (input: { params: Record<string, string> }) => ({ siteId: input.params.site_id });
 

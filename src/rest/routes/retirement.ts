@@ -3,7 +3,7 @@
 // Matrix clean-up runs in the background (src/retirement/pass.ts).
 import type { OperationRoute, RouteInput } from "../route.ts";
 import { ref } from "../schemas.ts";
-import { pagePath, pageVariables, sitePath } from "./shared.ts";
+import { operatorAuth as operator, operatorMirror as mirror, pagePath, pageVariables, sitePath } from "./shared.ts";
 
 const STATE = "{ target_type: targetType target_id: targetId state }";
 const SITE = "/api/v1/sites/{site_id}";
@@ -23,7 +23,6 @@ const roomPath = { room_id: { type: "string", minLength: 1, description: "A page
 
 const claimWrite = { auth: "claim", postAuthRateLimit: "governanceWrite", tag: "Sites" } as const;
 const publicRead = { auth: "public", rateLimit: "publicRead", tag: "Sites" } as const;
-const operator = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
 
 const retiring = (status: 200 | 202) => ({ [status]: { description: "Retiring.", schema: ref("RetirementState") } });
 const state = { 200: { description: "The state.", schema: ref("RetirementState") } };
@@ -116,12 +115,6 @@ export const deletePage: OperationRoute = {
   respond: (data) => ({ status: 200, body: data.retirePage }),
   responses: { 200: { description: "Retiring.", schema: ref("PageRetiring") } },
 };
-
-/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
-function mirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
-  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
-  return { ...rest, ...operator, operationId, path, ...extra };
-}
 
 export const operatorRetireSite = mirror(retireSite, "operatorRetireSite", `${OPERATOR_SITE}/retirement`, { problems: { 404: ["site-not-found"], 409: ["config-declared"] } });
 export const operatorGetSiteRetirement = mirror(getSiteRetirement, "operatorGetSiteRetirement", `${OPERATOR_SITE}/retirement`, {

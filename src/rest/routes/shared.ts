@@ -1,11 +1,28 @@
 // What several route modules share: path parameter sets, the Message selection, GraphQL
 // variables of a page.
-import type { RouteInput } from "../route.ts";
+import type { OperationRoute, RouteInput } from "../route.ts";
 import { pathParams } from "../schemas.ts";
 
 export const sitePath = { site_id: pathParams.site_id };
 export const pagePath = { site_id: pathParams.site_id, page_slug: pathParams.page_slug };
 export const pageVariables = (input: RouteInput) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug });
+
+export const operatorAuth = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
+
+/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
+export function operatorMirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
+  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
+  return { ...rest, ...operatorAuth, operationId, path, ...extra };
+}
+
+/** The same operation under the earlier revision's path (`extra` for a different parameter form). */
+export const alternate = (route: OperationRoute, path: string, extra: Partial<OperationRoute> = {}): OperationRoute => ({
+  ...route,
+  operationId: `${route.operationId}Alternate`,
+  path,
+  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
+  ...extra,
+});
 
 export const MESSAGE_FIELDS = `
 fragment MessageFields on Message {
