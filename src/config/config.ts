@@ -46,6 +46,7 @@ export interface Config {
     mediaUpload: number;
     claimToken: number;
     governanceWrite: number;
+    botMessage: number;
     operator: number;
     ssePerHour: number;
     sseBurst: number;

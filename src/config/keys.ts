@@ -69,6 +69,7 @@ export const CONFIG_KEYS = {
   "rate_limit.media_upload": { type: "integer", default: 60, min: 1, doc: "Visitor media uploads (POST …/media) per client per hour, counted before the body is read." },
   "rate_limit.claim_token": { type: "integer", default: 60, min: 1, doc: "Claim-token authentication attempts per client per minute." },
   "rate_limit.governance_write": { type: "integer", default: 60, min: 1, doc: "Site governance writes per client per hour, after authentication." },
+  "rate_limit.bot_message": { type: "integer", default: 20, min: 1, doc: "Messages and invites per Matrix user per minute the AS bot handles; past it the bot sends one notice, then ignores the user until the minute is over." },
   "rate_limit.operator": { type: "integer", default: 60, min: 1, doc: "Operator API requests per client per minute." },
   "rate_limit.sse_per_hour": { type: "integer", default: 120, min: 1, doc: "SSE connections per client per hour (token bucket refill)." },
   "rate_limit.sse_burst": { type: "integer", default: 8, min: 1, doc: "SSE connection burst per client (token bucket size)." },

@@ -13,5 +13,6 @@ import "./types/retirement.ts";
 import "./types/operator-sites.ts";
 import "./types/stickers.ts";
 import "./types/visitor-profiles.ts";
+import "./types/governance.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -16,6 +16,8 @@ export interface CreateRoomOptions {
   name: string;
   roomVersion: string;
   isSpace: boolean;
+  /** Power levels of users besides the bot (the roles the room starts with). */
+  users?: Record<string, number>;
   initialState?: Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
 }
 
@@ -108,7 +110,7 @@ export class Homeserver {
           ...(options.initialState ?? []),
         ],
         power_level_content_override: {
-          users: v12 ? {} : { [this.names.botUserId]: 150 },
+          users: { ...options.users, ...(v12 ? {} : { [this.names.botUserId]: 150 }) },
           events: { "m.room.tombstone": 150, "m.room.power_levels": 100 },
         },
       } as never);
@@ -146,6 +148,10 @@ export class Homeserver {
     return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/event/${enc(eventId)}`)) as Record<string, unknown>;
   }
 
+  async invite(roomId: string, userId: string): Promise<void> {
+    await this.bot.inviteUser(userId, roomId);
+  }
+
   async setRoomName(roomId: string, name: string): Promise<void> {
     await this.sendState(roomId, "m.room.name", "", { name });
   }
@@ -154,14 +160,33 @@ export class Homeserver {
     await this.bot.doRequest("DELETE", `/_matrix/client/v3/directory/room/${enc(alias)}`);
   }
 
-  async leaveRoom(userId: string, roomId: string): Promise<void> {
-    await this.as(userId).doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/leave`, null, {});
+  /** Leaves a room, or rejects an invite to it; `reason` is shown to the room (or the inviter). */
+  async leaveRoom(userId: string, roomId: string, reason?: string): Promise<void> {
+    await this.as(userId).doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/leave`, null, reason ? { reason } : {});
   }
 
   /** User ids joined to a room, as the bot sees them (it must be joined, or share the room with a namespace user). */
   async joinedMembers(roomId: string): Promise<string[]> {
     const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`)) as { joined: Record<string, unknown> };
     return Object.keys(response.joined);
+  }
+
+  /** User ids joined to or invited into a room (read as the bot, a member): who can read what is sent there. */
+  async joinedOrInvited(roomId: string): Promise<string[]> {
+    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/members`)) as {
+      chunk: Array<{ state_key: string; content?: { membership?: string } }>;
+    };
+    return response.chunk.filter((e) => e.content?.membership === "join" || e.content?.membership === "invite").map((e) => e.state_key);
+  }
+
+  /** A room's state event content, or null when the room has none (read as the bot, a member). */
+  async stateContent(roomId: string, type: string, stateKey = ""): Promise<Record<string, unknown> | null> {
+    try {
+      return await this.bot.getRoomStateEvent(roomId, type, stateKey);
+    } catch (err) {
+      if (hasErrcode(err, "M_NOT_FOUND")) return null;
+      throw err;
+    }
   }
 
   /** Redacts as `userId`, with a caller-chosen transaction id (a retry returns the same redaction). */

@@ -4,6 +4,14 @@
 import type { Db } from "../db/client.ts";
 import type { Homeserver } from "./homeserver.ts";
 
+/** The role holders a new room starts with (src/governance/power-levels.ts). */
+export interface RoomRoster {
+  /** Power levels of the site's role holders in its Space (pageSlug null) or a page's room. */
+  initialLevels(siteId: string, pageSlug: string | null): Promise<Record<string, number>>;
+  /** The room was created with these levels. */
+  recordCreated(siteId: string, roomId: string, levels: Record<string, number>): Promise<void>;
+}
+
 export class Provisioner {
   constructor(
     private readonly db: Db,
@@ -11,16 +19,19 @@ export class Provisioner {
     private readonly roomVersion: string,
     /** Applies the events the homeserver pushed before the room was recorded (Projector.replayWaiting). */
     private readonly recorded: (roomId: string) => Promise<void>,
+    private readonly roster: RoomRoster,
   ) {}
 
   async ensureSpace(siteId: string): Promise<string> {
     const site = await this.db.site.findUniqueOrThrow({ where: { id: siteId } });
     if (site.spaceRoomId) return site.spaceRoomId;
     const aliasLocalpart = this.hs.names.spaceAliasLocalpart(siteId);
-    const roomId =
-      (await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true })) ??
-      (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    const users = await this.roster.initialLevels(siteId, null);
+    const created = await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true, users });
+    const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
     await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId: roomId } });
+    // An adopted Space's levels are unknown: the convergence pass writes the roles into it.
+    if (created) await this.roster.recordCreated(siteId, roomId, users);
     await this.recorded(roomId);
     return roomId;
   }
@@ -31,20 +42,23 @@ export class Provisioner {
     const spaceId = await this.ensureSpace(siteId);
     const server = this.hs.names.serverName;
     const aliasLocalpart = this.hs.names.roomAliasLocalpart(siteId, pageSlug);
-    const roomId =
-      (await this.hs.createRoom({
-        aliasLocalpart,
-        name: `${siteId}/${pageSlug}`,
-        roomVersion: this.roomVersion,
-        isSpace: false,
-        initialState: [{ type: "m.space.parent", state_key: spaceId, content: { via: [server], canonical: true } }],
-      })) ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    const users = await this.roster.initialLevels(siteId, pageSlug);
+    const created = await this.hs.createRoom({
+      aliasLocalpart,
+      name: `${siteId}/${pageSlug}`,
+      roomVersion: this.roomVersion,
+      isSpace: false,
+      users,
+      initialState: [{ type: "m.space.parent", state_key: spaceId, content: { via: [server], canonical: true } }],
+    });
+    const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
     await this.hs.sendState(spaceId, "m.space.child", roomId, { via: [server] });
     await this.db.room.upsert({
       where: { roomId },
       create: { roomId, siteId, pageSlug, roomVersion: this.roomVersion },
       update: {},
     });
+    if (created) await this.roster.recordCreated(siteId, roomId, users);
     await this.recorded(roomId);
     return roomId;
   }

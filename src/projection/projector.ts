@@ -1,9 +1,10 @@
-// Applies appservice transactions to the read model. Every room event is stored first
-// (event-store.ts) and applied once its room is known; applying recomputes what the event
-// affects from the store, so repeated, retried and out-of-order events converge. An event that
-// cannot be applied is recorded for repair and skipped, never blocking what follows; only a
-// database failure fails the transaction (and the homeserver retries it). Ephemeral data may
-// be emitted twice on a retry, which is harmless: typing is a state, receipts and presence repeat.
+// Applies appservice transactions to the read model. Every room event but the AS bot's (invites
+// of the bot, events of its DMs: src/bot/intake.ts) is stored first (event-store.ts) and
+// applied once its room is known; applying recomputes what the event affects from the store,
+// so repeated, retried and out-of-order events converge. An event that cannot be applied is
+// recorded for repair and skipped, never blocking what follows; only a database failure fails
+// the transaction (and the homeserver retries it). Ephemeral data may be emitted twice on a
+// retry, which is harmless: typing is a state, receipts and presence repeat.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import { commentsAffectedBy, recomputeComment, recomputeRedactionTargets } from "./comments.ts";
@@ -39,6 +40,8 @@ export class Projector {
     private readonly applied: () => Promise<void>,
     /** False for a rebuild, which announces nothing. */
     private readonly live = true,
+    /** Takes the AS bot's events (DMs, invites of the bot; src/bot/intake.ts) out of a transaction: true means skip it here. */
+    private readonly botIntake?: (event: RoomEvent) => Promise<boolean>,
   ) {
     this.ephemeral = new EphemeralProjector(db, names);
   }
@@ -47,6 +50,7 @@ export class Projector {
   async applyTransaction(events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<void> {
     await this.serially(async () => {
       for (const event of events) {
+        if (await this.botIntake?.(event)) continue;
         // Committed before the room is checked, so a room recorded meanwhile replays it.
         const status = await storeEvent(this.db, event);
         if (status !== null && status !== "applied") await this.apply(event);

@@ -6,17 +6,25 @@ import { SYSTEM_MESSAGE_LIMIT } from "../domain/rooms.ts";
 import { MAX_PAGE } from "../domain/pagination.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../domain/verifications.ts";
 import { VERIFICATION_METHODS } from "../verification/verifier.ts";
+import { VERIFY_TOKEN_TTL_HOURS } from "../governance/verify-tokens.ts";
 import { PACK_ID_PATTERN, SHORTCODE_PATTERN } from "../stickers/image-pack.ts";
 
 export type JSONSchema = Record<string, unknown>;
 
-type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteClaimToken" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring" | "StickerImage" | "StickerPack" | "StickerPacks" | "VisitorProfile" | "VisitorAvatar" | "MediaUpload";
+type ComponentName = "Problem" | "PaginationMeta" | "Author" | "ReactionSummary" | "Message" | "MessagePage" | "LiveEvent" | "SubmissionAccepted" | "Challenge" | "ComponentHealth" | "Health" | "SiteClaimToken" | "VerificationStart" | "VerifiedOrigins" | "SiteSecret" | "SystemMessage" | "RoomInfo" | "RoleMember" | "PageRoles" | "PageModerators" | "SiteRoles" | "OperatorSite" | "OperatorSitePage" | "SiteConfigSnippet" | "RetirementState" | "PageRetiring" | "RoomRetiring" | "StickerImage" | "StickerPack" | "StickerPacks" | "VisitorProfile" | "VisitorAvatar" | "MediaUpload" | "PendingRoleClaim" | "RevokedRole" | "PendingOwnershipTransfer";
 
 export const ref = (name: ComponentName): JSONSchema => ({ $ref: `#/components/schemas/${name}` });
 
 const slug = { type: "string", pattern: "^[a-z0-9-]{1,64}$" } as const;
 const verificationMethod = { enum: VERIFICATION_METHODS } as const;
 const nullableString = { type: ["string", "null"] };
+const pendingClaimProperties = {
+  pending: { const: true },
+  user_id: { type: "string" },
+  level: { type: "integer", description: "The level the role gives: admin 100 (Space and every room), manager 75 (Space and every room), moderator 50 (the page's room)." },
+  verify_token: { type: "string", description: `Single use, shown once (only its hash is stored), valid ${VERIFY_TOKEN_TTL_HOURS} hours.` },
+  expires_at: { type: "string", format: "date-time" },
+};
 const roster = { type: "array", items: ref("RoleMember"), description: "By level descending, then user_id." };
 const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." } as const;
 const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." } as const;
@@ -332,6 +340,46 @@ export const components = {
       avatar_url: { type: ["string", "null"], description: "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null once deleted." },
     },
   },
+  PendingRoleClaim: {
+    type: "object",
+    description: "A pending role claim. It becomes the role when the user sends `service-claim:<verify_token>` to the service's AS bot in an unencrypted 1:1 DM.",
+    required: ["pending", "user_id", "level", "verify_token", "expires_at"],
+    properties: pendingClaimProperties,
+  },
+  RevokedRole: {
+    type: "object",
+    description: "A pending claim cancelled and/or an applied role removed from every room it was written to.",
+    required: ["revoked", "user_id", "level"],
+    properties: {
+      revoked: { const: true },
+      user_id: { type: "string" },
+      level: { type: "integer", description: "The role's level: admin 100, manager 75, moderator 50." },
+      warnings: {
+        type: "array",
+        description: "Present only when the last site admin was removed: code last-admin-removed.",
+        items: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } },
+      },
+    },
+  },
+  PendingOwnershipTransfer: {
+    type: "object",
+    description: "The target's pending admin claim and the transfer record. Redeemed, the admin roster is reset to the target and the claim token rotated (the new one is delivered in the bot DM).",
+    required: ["pending", "user_id", "level", "verify_token", "expires_at", "transfer"],
+    properties: {
+      ...pendingClaimProperties,
+      transfer: {
+        type: "object",
+        required: ["transfer_id", "site_id", "user_id", "status", "created_at"],
+        properties: {
+          transfer_id: { type: "string" },
+          site_id: slug,
+          user_id: { type: "string" },
+          status: { enum: ["pending", "complete", "cancelled"], description: "pending until the target redeems the claim; cancelled when a later transfer or a revocation replaces it." },
+          created_at: { type: "string", format: "date-time" },
+        },
+      },
+    },
+  },
 } satisfies Record<ComponentName, JSONSchema>;
 
 export const requestBodies = {
@@ -438,6 +486,12 @@ export const requestBodies = {
       site_id: { ...slug, description: "Only this site (an empty page when it is not tracked)." },
     },
   },
+  roleClaim: {
+    type: "object",
+    additionalProperties: false,
+    required: ["user_id"],
+    properties: { user_id: { type: "string", minLength: 1, maxLength: 255, description: "The Matrix user id to appoint (@localpart:server); not one of the service's own users." } },
+  },
   revokeOrigin: {
     type: "object",
     additionalProperties: false,
@@ -475,4 +529,5 @@ export const pathParams = {
   key: { type: "string", minLength: 1, description: "The reaction key as stored (trimmed), percent-encoded." },
   pack_id: { type: "string", pattern: PACK_ID_PATTERN, description: `A sticker pack id (the state key of its m.room.image_pack event): ${PACK_ID_PATTERN}.` },
   shortcode: { type: "string", pattern: SHORTCODE_PATTERN, description: `An image's shortcode: ${SHORTCODE_PATTERN}.` },
+  user_id: { type: "string", minLength: 1, description: "A Matrix user id, percent-encoded." },
 };

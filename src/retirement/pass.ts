@@ -9,6 +9,7 @@ import type { Retirement } from "../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { MAX_RETRY_DELAY_MS } from "../queue/backoff.ts";
+import { PeriodicPass } from "../server/periodic-pass.ts";
 
 export const RETIREMENT_INTERVAL_MS = 5_000;
 /**
@@ -28,9 +29,7 @@ interface MatrixRoom {
 }
 
 export class RetirementPass {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly pass = new PeriodicPass(() => this.runAll());
 
   constructor(
     private readonly db: Db,
@@ -40,32 +39,16 @@ export class RetirementPass {
 
   /** Runs the pass now (rows an earlier process left) and then every interval. */
   start(intervalMs = RETIREMENT_INTERVAL_MS): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.kick(), intervalMs);
-    this.timer.unref();
-    this.kick();
+    this.pass.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.pass.stop();
   }
 
   /** Runs the pass soon, e.g. right after a request; a no-op where the pass is not started (an API-only instance). */
   kick(): void {
-    if (!this.timer) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runAll().finally(() => {
-      this.running = null;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
-    });
+    this.pass.kick();
   }
 
   /** Works through every due row once. Never throws. */
@@ -145,9 +128,12 @@ export class RetirementPass {
         await tx.roomTyping.deleteMany({ where: inRooms });
         await tx.matrixEvent.deleteMany({ where: inRooms });
         await tx.projectionRepair.deleteMany({ where: inRooms });
+        await tx.rolePowerLevel.deleteMany({ where: inRooms });
         await tx.room.deleteMany({ where: inRooms });
         if (row.targetType === "page") {
           await tx.liveEvent.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
+          // The page's moderators (and pending claims) go with it: its next room starts fresh.
+          await tx.roleClaim.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
           return;
         }
         const site = { siteId: row.siteId };

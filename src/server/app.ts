@@ -44,10 +44,13 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
-  // The retirement pass writes to Matrix like the worker, so an API-only instance runs neither.
+  // The retirement and convergence passes and the bot write to Matrix like the worker, so an
+  // API-only instance runs none (its appservice endpoint still stores the bot's events for one that does).
   if (options.worker ?? true) {
     services.worker.start();
     services.retirementPass.start();
+    services.convergencePass.start();
+    services.botInbox.start();
   }
   await services.liveEventPoller.start();
   services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
@@ -63,6 +66,8 @@ export async function startService(config: Config, options: { worker?: boolean; 
       stopMaintenance();
       services.liveEventPoller.stop();
       await services.retirementPass.stop();
+      await services.convergencePass.stop();
+      await services.botInbox.stop();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -30,6 +30,12 @@ import { StickerPacks } from "../stickers/packs.ts";
 import { VisitorProfiles } from "../visitors/profiles.ts";
 import { MediaUrls } from "../media/proxy-urls.ts";
 import { MediaProxy } from "../media/proxy.ts";
+import { Governance } from "../governance/governance.ts";
+import { RolePowerLevels } from "../governance/power-levels.ts";
+import { ConvergencePass } from "../governance/convergence-pass.ts";
+import { Bot } from "../bot/bot.ts";
+import { BotInbox } from "../bot/inbox.ts";
+import { BotIntake } from "../bot/intake.ts";
 
 export interface Services {
   config: Config;
@@ -55,6 +61,11 @@ export interface Services {
   /** Signed media proxy URLs (src/media/): every mxc:// URL a read or response hands out goes through it. */
   mediaUrls: MediaUrls;
   mediaProxy: MediaProxy;
+  /** Role claims, roles and ownership transfers; what the AS bot's DM handling asks (GovernanceForBot). */
+  governance: Governance;
+  convergencePass: ConvergencePass;
+  /** The AS bot's inbox of DM events and invites (src/bot/): started with the worker. */
+  botInbox: BotInbox;
   log: (message: string) => void;
 }
 
@@ -75,14 +86,24 @@ export async function createServices(config: Config, log: (message: string) => v
   });
   const live = new LiveEvents();
   const liveEventPoller = new LiveEventPoller(db, live, log);
-  const projector = new Projector(db, names, () => liveEventPoller.poll());
-  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId));
+  // The bot itself is built below, once governance is.
+  const botInbox = new BotInbox(db, (event) => bot.handle(event), { ...config.queue, log });
+  const botIntake = new BotIntake(db, names.botUserId, botInbox);
+  const projector = new Projector(db, names, () => liveEventPoller.poll(), true, (event) => botIntake.take(event));
+  const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
   const perform = submissionPerformer(db, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
   const comments = new Comments(db, sites);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
   const retirementPass = new RetirementPass(db, homeserver, log);
+  const governance = new Governance(db, sites, homeserver, rolePowerLevels, log);
+  const bot = new Bot(db, homeserver, governance, {
+    botUserId: names.botUserId,
+    messagesPerMinute: config.rateLimit.enabled ? config.rateLimit.botMessage : null,
+    log,
+  });
   return {
     config,
     db,
@@ -111,6 +132,9 @@ export async function createServices(config: Config, log: (message: string) => v
     }),
     stickers,
     profiles: new VisitorProfiles(db, sites, names),
+    governance,
+    convergencePass: new ConvergencePass(rolePowerLevels, log),
+    botInbox,
     log,
   };
 }

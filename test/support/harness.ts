@@ -75,9 +75,11 @@ export interface TestService extends RunningService {
   config: Config;
 }
 
-export async function startTestService(options: { databaseUrl?: string; sites?: Record<string, unknown>; overrides?: Record<string, unknown>; worker?: boolean } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { databaseUrl?: string; sites?: Record<string, unknown>; overrides?: Record<string, unknown>; worker?: boolean; log?: (message: string) => void } = {},
+): Promise<TestService> {
   const config = buildConfig(testConfigDocument({ databaseUrl: options.databaseUrl, sites: options.sites }), options.overrides ?? {});
-  const running = await startService(config, { worker: options.worker ?? true, log: () => {} });
+  const running = await startService(config, { worker: options.worker ?? true, log: options.log ?? (() => {}) });
   return { ...running, config };
 }
 

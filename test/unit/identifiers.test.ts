@@ -1,6 +1,6 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isValidEventId, isValidPageSlug, isValidSiteId } from "../../src/domain/identifiers.ts";
+import { isValidEventId, isValidPageSlug, isValidSiteId, isValidUserId } from "../../src/domain/identifiers.ts";
 
 describe("site_id and page_slug: lowercase [a-z0-9-], 1-64 characters", () => {
   for (const [name, check] of [
@@ -60,5 +60,22 @@ describe("isValidEventId", () => {
   test("at most 255 characters", () => {
     assert.equal(isValidEventId(`$${"a".repeat(254)}`), true);
     assert.equal(isValidEventId(`$${"a".repeat(255)}`), false);
+  });
+});
+
+describe("isValidUserId", () => {
+  test("@localpart:server, historical localparts, IP literals and ports", () => {
+    for (const v of ["@alice:localhost", "@a.b_c=d-e/f+g:matrix.example.org", "@Alice!#:example.org", "@bob:example.org:8448", "@carol:[::1]:8448", "@dan:127.0.0.1"]) {
+      assert.equal(isValidUserId(v), true, v);
+    }
+  });
+  test("other forms rejected", () => {
+    for (const v of ["", "alice", "@alice", "@:localhost", "@alice:", "!room:localhost", "@al ice:localhost", "@alice:local host", "@alice:host:port", "@café:localhost"]) {
+      assert.equal(isValidUserId(v), false, JSON.stringify(v));
+    }
+  });
+  test("at most 255 characters", () => {
+    assert.equal(isValidUserId(`@${"a".repeat(244)}:localhost`), true);
+    assert.equal(isValidUserId(`@${"a".repeat(245)}:localhost`), false);
   });
 });

@@ -148,6 +148,7 @@ describe("the named budgets", () => {
     mediaUpload: 13,
     claimToken: 8,
     governanceWrite: 9,
+    botMessage: 11,
     operator: 10,
     ssePerHour: 1,
     sseBurst: 11,

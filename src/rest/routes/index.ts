@@ -40,6 +40,7 @@ import {
 } from "./operator-sites.ts";
 import { addSticker, listStickers, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery, removeSticker, removeStickerByQuery } from "./stickers.ts";
 import { deleteAvatar, getVisitorProfile, uploadAvatar } from "./visitor-profiles.ts";
+import { governanceRoutes } from "./governance.ts";
 
 export function buildRoutes(document: () => unknown): Route[] {
   return [
@@ -60,5 +61,6 @@ export function buildRoutes(document: () => unknown): Route[] {
     ...[operatorRetireSite, operatorGetSiteRetirement, operatorDeleteSite, operatorRetireRoom, operatorGetRoomRetirement, operatorDeleteRoom],
     ...[listStickers, addSticker, removeSticker, removeStickerByQuery, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery],
     ...[getVisitorProfile, uploadAvatar, deleteAvatar],
+    ...governanceRoutes,
   ];
 }

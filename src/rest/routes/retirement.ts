@@ -3,7 +3,7 @@
 // Matrix clean-up runs in the background (src/retirement/pass.ts).
 import type { OperationRoute, RouteInput } from "../route.ts";
 import { ref } from "../schemas.ts";
-import { mirror, operatorAccess as operator, pagePath, pageVariables, sitePath } from "./shared.ts";
+import { operatorAuth as operator, operatorMirror as mirror, pagePath, pageVariables, sitePath } from "./shared.ts";
 
 const STATE = "{ target_type: targetType target_id: targetId state }";
 const SITE = "/api/v1/sites/{site_id}";

@@ -8,6 +8,23 @@ export const sitePath = { site_id: pathParams.site_id };
 export const pagePath = { site_id: pathParams.site_id, page_slug: pathParams.page_slug };
 export const pageVariables = (input: RouteInput) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug });
 
+export const operatorAuth = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
+
+/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
+export function operatorMirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
+  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
+  return { ...rest, ...operatorAuth, operationId, path, ...extra };
+}
+
+/** The same operation under the earlier revision's path (`extra` for a different parameter form). */
+export const alternate = (route: OperationRoute, path: string, extra: Partial<OperationRoute> = {}): OperationRoute => ({
+  ...route,
+  operationId: `${route.operationId}Alternate`,
+  path,
+  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
+  ...extra,
+});
+
 export const MESSAGE_FIELDS = `
 fragment MessageFields on Message {
   event_id: eventId submission_id: submissionId room_id: roomId status
@@ -17,20 +34,3 @@ fragment MessageFields on Message {
   reactions { key count mine }
 }`;
 
-
-export const operatorAccess = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
-
-/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
-export function mirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
-  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
-  return { ...rest, ...operatorAccess, operationId, path, ...extra };
-}
-
-/** The same operation under the earlier revision's path (plus what else that form changes, e.g. a parameter moved to the query). */
-export const alternate = (route: OperationRoute, path: string, extra: Partial<OperationRoute> = {}): OperationRoute => ({
-  ...route,
-  operationId: `${route.operationId}Alternate`,
-  path,
-  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
-  ...extra,
-});

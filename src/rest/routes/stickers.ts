@@ -2,7 +2,7 @@
 // or the operator, with the earlier revision's `?shortcode=` delete form.
 import type { OperationRoute, RouteInput } from "../route.ts";
 import { pathParams, ref, requestBodies } from "../schemas.ts";
-import { alternate, mirror, sitePath } from "./shared.ts";
+import { alternate, operatorMirror as mirror, sitePath } from "./shared.ts";
 
 const PACK = `{
   pack_id: packId display_name: displayName avatar_url: avatarUrl avatar_proxy_url: avatarProxyUrl

@@ -1,0 +1,40 @@
+// A background pass run every interval and on demand (kick), one run at a time: a kick during
+// a run runs it once more afterwards. Not started, it does nothing (an API-only instance).
+export class PeriodicPass {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  /** `run` must not throw. */
+  constructor(private readonly run: () => Promise<void>) {}
+
+  /** Runs now (work an earlier process left) and then every interval. */
+  start(intervalMs: number): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.kick(), intervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Runs soon, e.g. right after a request; a no-op where the pass is not started. */
+  kick(): void {
+    if (!this.timer) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+}
