@@ -29,9 +29,13 @@ export interface Config {
     namespacePrefix: string;
     registrationFile: string;
     roomVersion: string;
+    requestTimeoutMs: number;
   };
   security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; verificationPolicy: VerificationPolicy; powDifficulty: number; dnsResolver: string | null };
-  queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number };
+  queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number; concurrency: number; leaseMs: number };
+  live: { maxUnsentBytes: number; fallbackPollMs: number };
+  cluster: { leaderRetryMs: number };
+  readCache: { maxEntries: number; maxBytes: number };
   rateLimit: {
     enabled: boolean;
     siteRegistration: number;
@@ -185,6 +189,9 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
       dnsResolver: (security.dnsResolver as string) || null,
     },
     queue: nested.queue as Config["queue"],
+    live: nested.live as Config["live"],
+    cluster: nested.cluster as Config["cluster"],
+    readCache: nested.readCache as Config["readCache"],
     rateLimit: nested.rateLimit as Config["rateLimit"],
     sites: readSites(sites),
   };

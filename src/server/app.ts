@@ -8,7 +8,7 @@ import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "../graphql/schema.ts";
 import { apiRoutes } from "../rest/api-document.ts";
 import { createHttpServer } from "./http-server.ts";
-import { scheduleMaintenance } from "./maintenance.ts";
+import { maintenancePass } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
 
 export interface RunningService {
@@ -44,28 +44,31 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
-  // The retirement pass writes to Matrix like the worker, so an API-only instance runs neither.
+  // Background passes run on the cluster's leader, one line each.
+  services.leader.run("retirement", services.retirementPass);
+  services.leader.run("maintenance", maintenancePass(services));
+  // The retirement pass writes to Matrix like the worker, so an API-only instance runs neither:
+  // it never stands for leader.
   if (options.worker ?? true) {
     services.worker.start();
-    services.retirementPass.start();
+    await services.leader.start();
   }
   await services.liveEventPoller.start();
   services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
     services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
   );
-  const stopMaintenance = scheduleMaintenance(services);
   const { port } = server.address() as AddressInfo;
   return {
     services,
     server,
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
-      stopMaintenance();
       services.liveEventPoller.stop();
-      await services.retirementPass.stop();
+      await services.leader.stop();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.signals.close();
       await services.db.$disconnect();
     },
   };

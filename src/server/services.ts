@@ -1,6 +1,7 @@
 // The composition root: builds every service from the configuration.
 import type { Config } from "../config/config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
+import { providerOf } from "../db/database-url.ts";
 import { migrate } from "../db/migrations.ts";
 import { Challenges } from "../domain/challenges.ts";
 import { Comments } from "../domain/comments.ts";
@@ -24,8 +25,12 @@ import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
+import { prepareLiveEventTurns } from "../sse/live-event-order.ts";
 import { Retirements } from "../retirement/requests.ts";
 import { RetirementPass } from "../retirement/pass.ts";
+import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
+import { PostgresSignals } from "../cluster/postgres-signals.ts";
+import { Leadership } from "../cluster/leader.ts";
 
 export interface Services {
   config: Config;
@@ -46,6 +51,10 @@ export interface Services {
   worker: QueueWorker;
   retirements: Retirements;
   retirementPass: RetirementPass;
+  /** Page changes and new live events, heard by every instance on the database. */
+  signals: ClusterSignals;
+  /** Runs the background passes on one instance of the cluster. */
+  leader: Leadership;
   log: (message: string) => void;
 }
 
@@ -53,21 +62,28 @@ export async function createServices(config: Config, log: (message: string) => v
   await migrate(config.database.url);
   const db = await openDatabase(config.database.url);
   const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
-  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names);
+  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs);
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
   const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
   const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
   const idempotency = new IdempotencyStore(db);
+  const signals = await clusterSignals(config, db, log);
   const live = new LiveEvents();
-  const liveEventPoller = new LiveEventPoller(db, live, log);
-  const projector = new Projector(db, names, () => liveEventPoller.poll());
+  await prepareLiveEventTurns(db);
+  const liveEventPoller = new LiveEventPoller(db, live, log, config.live.fallbackPollMs);
+  signals.onLiveEventsStored(() => liveEventPoller.kick());
+  const projector = new Projector(db, names, async (changes) => {
+    // Caches drop the changed pages before the live events that announce them are delivered.
+    for (const change of changes) signals.pageChanged(change);
+    signals.liveEventsStored();
+  });
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId));
   const perform = submissionPerformer(db, homeserver, provisioner);
-  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
-  const comments = new Comments(db, sites);
+  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
+  const comments = new Comments(db, sites, names);
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake());
-  const retirementPass = new RetirementPass(db, homeserver, log);
+  const retirementPass = new RetirementPass(db, homeserver, log, (change) => signals.pageChanged(change));
   return {
     config,
     db,
@@ -85,8 +101,22 @@ export async function createServices(config: Config, log: (message: string) => v
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
-    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), () => retirementPass.kick()),
+    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
+      signals.pageChanged(change);
+      retirementPass.kick();
+    }),
     retirementPass,
+    signals,
+    leader: new Leadership(config.database.url, config.cluster.leaderRetryMs, log),
     log,
   };
+}
+
+/** One instance per SQLite database; with PostgreSQL, every instance on it hears the signals. */
+async function clusterSignals(config: Config, db: Db, log: (message: string) => void): Promise<ClusterSignals> {
+  if (providerOf(config.database.url) !== "postgres") return new LocalSignals();
+  const knownSites = async () => (await db.site.findMany({ select: { id: true } })).map((site) => site.id);
+  const signals = new PostgresSignals(config.database.url, log, knownSites, config.cluster.leaderRetryMs);
+  await signals.start();
+  return signals;
 }

@@ -14,6 +14,7 @@ import { Challenges } from "../domain/challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "../domain/idempotency.ts";
 import { parseAuthorProof, verifySignature } from "../security/author-proof.ts";
 import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
+import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, VisitorOperation, WriteScope } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
 import { checkEventSize } from "./event-size.ts";
@@ -81,7 +82,16 @@ export class WritePipeline {
       await this.db.$transaction(async (tx) => {
         await this.challenges.spend(tx, spendable);
         await tx.submission.create({
-          data: { id: submissionId, kind: operation.kind, siteId: site.id, pageSlug: input.pageSlug, authorPublicKey: author, payload: JSON.stringify(payload) },
+          data: {
+            id: submissionId,
+            kind: operation.kind,
+            siteId: site.id,
+            pageSlug: input.pageSlug,
+            authorPublicKey: author,
+            payload: JSON.stringify(payload),
+            // The page's queue order (stamped after the transaction's first write, see submissionStamp).
+            createdAt: submissionStamp(),
+          },
         });
         if (idempotency) await this.idempotency.record(tx, author, idempotency, response);
       });
