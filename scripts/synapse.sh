@@ -18,7 +18,8 @@
 #                        and wait until it answers; restarts a running instance
 #                        only when its registration or generated config changed
 #   stop                 stop the instance (no error if it is not running)
-#   restart              stop, then start
+#   restart              stop, then start (on the port the instance last used,
+#                        unless SYNAPSE_PORT is set)
 #   status               exit 0 if the instance is running and answering
 #   registration-secret  print the instance's registration_shared_secret
 #   url                  print the instance's base URL
@@ -111,6 +112,13 @@ take_lock() {
   exec {fd}>>"$file"
   flock "$fd"
   printf -v "$var" '%s' "$fd"
+}
+
+# The instance lock, taken once per run: restart (stop, then start) takes it in both steps,
+# and flock on a second descriptor of the same file would wait for the first forever.
+INST_LOCK_FD=
+lock_instance() {
+  [[ -n $INST_LOCK_FD ]] || take_lock "$ROOT/srv/instances/.$INSTANCE.lock" INST_LOCK_FD
 }
 
 release_lock() {
@@ -518,9 +526,7 @@ launch() {
 cmd_start() {
   provision
 
-  local inst_lock
-  take_lock "$ROOT/srv/instances/.$INSTANCE.lock" inst_lock
-  : "$inst_lock" # held until exit
+  lock_instance # held until exit
 
   local port=${SYNAPSE_PORT:-8008}
   local server_name=${SYNAPSE_SERVER_NAME:-}
@@ -613,9 +619,7 @@ cmd_stop() {
     say "instance '$INSTANCE' does not exist"
     return 0
   fi
-  local inst_lock
-  take_lock "$ROOT/srv/instances/.$INSTANCE.lock" inst_lock
-  : "$inst_lock" # held until exit
+  lock_instance # held until exit
   if running_pid >/dev/null; then
     stop_instance
     say "instance '$INSTANCE' stopped"
@@ -675,6 +679,8 @@ main() {
     start) cmd_start ;;
     stop) cmd_stop ;;
     restart)
+      # same port as before unless SYNAPSE_PORT says otherwise (start alone defaults to 8008)
+      SYNAPSE_PORT=${SYNAPSE_PORT:-$(current_port)}
       cmd_stop
       cmd_start
       ;;

@@ -29,10 +29,14 @@ export interface Config {
     namespacePrefix: string;
     registrationFile: string;
     roomVersion: string;
+    requestTimeoutMs: number;
   };
   security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; verificationPolicy: VerificationPolicy; powDifficulty: number; dnsResolver: string | null };
   media: { proxyEnabled: boolean; proxyMaxBytes: number; proxyTimeoutMs: number; maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number; maxFileBytes: number };
-  queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number };
+  queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number; concurrency: number; leaseMs: number };
+  live: { maxUnsentBytes: number; fallbackPollMs: number };
+  cluster: { leaderRetryMs: number };
+  readCache: { maxEntries: number; maxBytes: number };
   rateLimit: {
     enabled: boolean;
     siteRegistration: number;
@@ -190,6 +194,9 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
     },
     media: nested.media as Config["media"],
     queue: nested.queue as Config["queue"],
+    live: nested.live as Config["live"],
+    cluster: nested.cluster as Config["cluster"],
+    readCache: nested.readCache as Config["readCache"],
     rateLimit: nested.rateLimit as Config["rateLimit"],
     sites: readSites(sites),
   };

@@ -33,6 +33,7 @@ export const CONFIG_KEYS = {
   "matrix.namespace_prefix": { type: "string", default: "_service_", doc: "Prefix of every user and alias localpart the service owns (bot, virtual users, aliases)." },
   "matrix.registration_file": { type: "string", default: "./.data/appservice-registration.yaml", doc: "Where the service writes the appservice registration to give the homeserver." },
   "matrix.room_version": { type: "string", default: "12", doc: "Room version for new Spaces and page rooms." },
+  "matrix.request_timeout_ms": { type: "integer", default: 30000, min: 100, max: 600000, doc: "Deadline of every homeserver request; a queued write whose request times out is retried like any other failure." },
 
   "security.operator_token": { type: "string", default: "", doc: "Bearer token of the operator API and /graphql; empty disables both." },
   "security.allow_private_verification_origins": { type: "boolean", default: false, doc: "Allow origin verification to reach non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast): as IP-literal origins or as what a host name resolves to." },
@@ -56,6 +57,16 @@ export const CONFIG_KEYS = {
   "queue.poll_interval_ms": { type: "integer", default: 250, min: 10, max: 60000, doc: "How often the worker looks for due submissions when idle." },
   "queue.max_attempts": { type: "integer", default: 8, min: 1, max: 100, doc: "Attempts on transient homeserver failures before a submission is marked failed." },
   "queue.retry_base_ms": { type: "integer", default: 1000, min: 1, max: 600000, doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes." },
+  "queue.concurrency": { type: "integer", default: 8, min: 1, max: 256, doc: "Submissions one instance performs at once, each for a different page (a page's submissions go one at a time, in order)." },
+  "queue.lease_ms": { type: "integer", default: 60000, min: 1000, max: 3600000, doc: "How long a worker holds a claimed submission before another instance may take it; renewed while the work runs." },
+
+  "live.max_unsent_bytes": { type: "integer", default: 1048576, min: 65536, max: 67108864, doc: "Output an SSE client may leave unread (or, while it catches up from Last-Event-ID, that may wait for it) before it is disconnected; it resumes with Last-Event-ID." },
+  "live.fallback_poll_ms": { type: "integer", default: 10000, min: 100, max: 3600000, doc: "How often every instance looks for new live events on its own, in case a signal was lost (new events are normally announced at once: in-process, or by PostgreSQL NOTIFY to every instance)." },
+
+  "cluster.leader_retry_ms": { type: "integer", default: 3000, min: 50, max: 600000, doc: "How often a standby instance tries to become the leader that runs the background passes (retirement, maintenance), and the leader checks its lock's connection; also how soon a lost leader or signal connection is reopened. With PostgreSQL only." },
+
+  "read_cache.max_entries": { type: "integer", default: 10000, min: 0, max: 10000000, doc: "Serialized public read responses kept per instance (least recently used out first); 0 turns the read cache off." },
+  "read_cache.max_bytes": { type: "integer", default: 67108864, min: 0, max: 17179869184, doc: "Bytes of cached response bodies kept per instance." },
 
   "rate_limit.enabled": { type: "boolean", default: true, doc: "Turn all rate limits on or off." },
   "rate_limit.site_registration": { type: "integer", default: 10, min: 1, doc: "POST /api/v1/sites per client IP per hour." },

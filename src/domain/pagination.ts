@@ -12,3 +12,14 @@ export function checkPagination(page: number, perPage: number): void {
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) errors.push({ field: "per_page", message: `must be an integer from 1 to ${MAX_PER_PAGE}` });
   if (errors.length > 0) throw validationError("Invalid pagination.", errors);
 }
+
+/**
+ * The positions (1-based, inclusive) a list page covers, in list order; null when the page is
+ * past the end. `desc` counts from the newest.
+ */
+export function positionWindow(total: number, page: number, perPage: number, order: "asc" | "desc"): { from: number; to: number } | null {
+  const skip = (page - 1) * perPage;
+  if (skip >= total) return null;
+  if (order === "asc") return { from: skip + 1, to: Math.min(total, skip + perPage) };
+  return { from: Math.max(1, total - skip - perPage + 1), to: total - skip };
+}

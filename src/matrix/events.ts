@@ -139,3 +139,9 @@ export const eventBytes = (type: string, content: Content): number => Buffer.byt
 
 /** The Matrix transaction id of a submission's event: stable, so a resend after a crash dedupes. */
 export const submissionTxnId = (submissionId: string): string => `submission.${submissionId}`;
+
+/** The submission id in an event's proof block, if it carries one. */
+export function submissionIdOf(content: Record<string, unknown> | undefined): string | null {
+  const proof = content?.[PROOF_KEY] as { submission_id?: unknown } | undefined;
+  return typeof proof?.submission_id === "string" ? proof.submission_id : null;
+}

@@ -2,6 +2,7 @@
 // client-server API (matrix-bot-sdk does the HTTP). No business rules live here.
 import { LogLevel, LogService, MatrixClient } from "matrix-bot-sdk";
 import { hasErrcode } from "./errors.ts";
+import { submissionIdOf } from "./events.ts";
 import type { MatrixNames } from "./names.ts";
 
 LogService.setLevel(LogLevel.ERROR);
@@ -21,25 +22,58 @@ export interface CreateRoomOptions {
   initialState?: Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
 }
 
+/**
+ * A MatrixClient whose every request has a deadline: the SDK's helpers (createRoom, joinRoom,
+ * …) call doRequest without one and would get its 60 s default. A timed-out call fails like an
+ * unreachable homeserver (transient: the queue retries it).
+ */
+class TimedMatrixClient extends MatrixClient {
+  constructor(
+    url: string,
+    token: string,
+    private readonly timeoutMs: number,
+  ) {
+    super(url, token);
+  }
+
+  override doRequest(method: string, endpoint: string, qs: unknown = null, body: unknown = null, timeout = this.timeoutMs, ...rest: unknown[]): Promise<any> {
+    return (super.doRequest as (...args: unknown[]) => Promise<any>)(method, endpoint, qs, body, Math.min(timeout, this.timeoutMs), ...rest);
+  }
+}
+
+/** Sender filter for /messages: only `userId`'s events, without their member lists. */
+const senderFilter = (userId: string): string => JSON.stringify({ senders: [userId], lazy_load_members: true });
+
 export class Homeserver {
   readonly bot: MatrixClient;
+  /** Clients acting as virtual users (appservice masquerading), kept: one per user is cheap and reused. */
+  private readonly clients = new Map<string, MatrixClient>();
 
   constructor(
     readonly url: string,
     private readonly asToken: string,
     readonly names: MatrixNames,
+    /** Deadline of every homeserver request (matrix.request_timeout_ms). */
+    readonly requestTimeoutMs: number,
   ) {
-    this.bot = new MatrixClient(url, asToken);
+    this.bot = new TimedMatrixClient(url, asToken, requestTimeoutMs);
   }
 
   /** A client acting as `userId` (appservice masquerading). */
   as(userId: string): MatrixClient {
-    const client = new MatrixClient(this.url, this.asToken);
-    if (userId !== this.names.botUserId) client.impersonateUserId(userId);
+    if (userId === this.names.botUserId) return this.bot;
+    let client = this.clients.get(userId);
+    if (!client) {
+      client = new TimedMatrixClient(this.url, this.asToken, this.requestTimeoutMs);
+      client.impersonateUserId(userId);
+      // Bounded: a busy service sees many visitors; the oldest client is simply rebuilt on need.
+      if (this.clients.size >= 1000) this.clients.delete(this.clients.keys().next().value!);
+      this.clients.set(userId, client);
+    }
     return client;
   }
 
-  async versions(timeoutMs = 2000): Promise<string[]> {
+  async versions(timeoutMs = Math.min(2000, this.requestTimeoutMs)): Promise<string[]> {
     const response = await fetch(`${this.url}/_matrix/client/versions`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) throw new Error(`homeserver answered ${response.status}`);
     return ((await response.json()) as { versions: string[] }).versions;
@@ -209,6 +243,29 @@ export class Homeserver {
       from = page.next_batch;
     } while (from);
     return found;
+  }
+
+  /**
+   * Finds the event `userId` sent in a room for a submission (its proof block names it),
+   * searching the room's most recent `maxPages` pages of that user's events, newest first.
+   * Synapse forgets transaction ids when it restarts, so this is how a resend learns that an
+   * earlier attempt already reached the homeserver.
+   */
+  async findSubmissionEvent(userId: string, roomId: string, submissionId: string, maxPages: number): Promise<string | null> {
+    let from: string | undefined;
+    for (let page = 0; page < maxPages; page++) {
+      const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/messages`, {
+        dir: "b",
+        limit: 100,
+        filter: senderFilter(userId),
+        ...(from ? { from } : {}),
+      })) as { chunk: Array<{ event_id: string; sender: string; content?: Record<string, unknown> }>; end?: string };
+      const found = response.chunk.find((e) => e.sender === userId && submissionIdOf(e.content) === submissionId);
+      if (found) return found.event_id;
+      if (!response.end || response.chunk.length === 0) return null;
+      from = response.end;
+    }
+    return null;
   }
 
   /** Sends with a caller-chosen transaction id: the homeserver answers a retry with the same event. */

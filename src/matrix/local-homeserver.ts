@@ -48,3 +48,8 @@ export function stopLocalHomeserver(instance: string): void {
 export function registrationSharedSecret(instance: string): string {
   return run("registration-secret", { SYNAPSE_INSTANCE: instance });
 }
+
+/** Stops and starts the instance, keeping its data and registration. */
+export function restartLocalHomeserver(instance: string, port: number): void {
+  run("restart", { SYNAPSE_INSTANCE: instance, SYNAPSE_PORT: String(port) });
+}

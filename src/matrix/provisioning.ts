@@ -4,6 +4,9 @@
 import type { Db } from "../db/client.ts";
 import type { Homeserver } from "./homeserver.ts";
 
+const MAX_REMEMBERED_JOINS = 10_000;
+const membershipKey = (userId: string, roomId: string): string => `${roomId} ${userId}`;
+
 /** The role holders a new room starts with (src/governance/power-levels.ts). */
 export interface RoomRoster {
   /** Power levels of the site's role holders in its Space (pageSlug null) or a page's room. */
@@ -13,6 +16,8 @@ export interface RoomRoster {
 }
 
 export class Provisioner {
+  private readonly joined = new Set<string>();
+
   constructor(
     private readonly db: Db,
     private readonly hs: Homeserver,
@@ -82,8 +87,22 @@ export class Provisioner {
     return userId;
   }
 
+  /**
+   * Joins the user unless it is in the room. Joins this process made are remembered: the
+   * projection records them only once the homeserver pushes the member event, and asking the
+   * homeserver again for every send until then would cost a request per send.
+   */
   async ensureJoined(userId: string, roomId: string): Promise<void> {
+    const key = membershipKey(userId, roomId);
+    if (this.joined.has(key)) return;
     const member = await this.db.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } });
     if (member?.membership !== "join") await this.hs.joinRoom(userId, roomId);
+    if (this.joined.size >= MAX_REMEMBERED_JOINS) this.joined.delete(this.joined.values().next().value!);
+    this.joined.add(key);
+  }
+
+  /** Forgets a remembered join (the homeserver refused the user); true when there was one. */
+  forgetJoined(userId: string, roomId: string): boolean {
+    return this.joined.delete(membershipKey(userId, roomId));
   }
 }

@@ -9,6 +9,7 @@ import { loadEvent, loadRelations, roomRedactions, stateEvent } from "./event-st
 import { eventRelation, isCommentEvent, malformation, proofOf } from "./message-content.ts";
 import { membershipOf } from "./members.ts";
 import { announce, type PageContext } from "./page-context.ts";
+import { placeComment } from "./positions.ts";
 import { redactionTakesEffect } from "./redactions.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
 
@@ -81,6 +82,7 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
         ...fields,
       },
     });
+    await placeComment(tx, { eventId, siteId: room.siteId, pageSlug: room.pageSlug, originServerTs: BigInt(original.origin_server_ts) });
   } else if (visible(before) !== visible(fields) || before.content !== fields.content) {
     await tx.comment.update({ where: { eventId }, data: fields });
   }

@@ -2,6 +2,7 @@
 // (receive_ephemeral), turned into `ephemeral` live events of the pages concerned.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
+import { addLiveEvents } from "../sse/live-event-order.ts";
 
 export interface EphemeralEvent {
   type: string;
@@ -90,7 +91,7 @@ export class EphemeralProjector {
   }
 
   private async emit(page: Page, payload: Record<string, unknown>): Promise<void> {
-    await this.db.liveEvent.create({ data: { siteId: page.siteId, pageSlug: page.pageSlug, type: "ephemeral", payload: JSON.stringify(payload) } });
+    await addLiveEvents(this.db, (tx) => tx.liveEvent.create({ data: { siteId: page.siteId, pageSlug: page.pageSlug, type: "ephemeral", payload: JSON.stringify(payload) } }));
   }
 
   private async refs(userIds: string[], roomId: string | null): Promise<UserRef[]> {

@@ -14,6 +14,7 @@ import { malformation } from "./message-content.ts";
 import { projectMember } from "./members.ts";
 import type { PageContext } from "./page-context.ts";
 import type { RoomEvent } from "./room-event.ts";
+import type { PageChange } from "../cluster/signals.ts";
 import { applyRoomState, ROOM_STATE_TYPES } from "./room-state.ts";
 
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
@@ -36,8 +37,11 @@ export class Projector {
   constructor(
     private readonly db: Db,
     private readonly names: MatrixNames,
-    /** Called after applying: delivers the new live events. */
-    private readonly applied: () => Promise<void>,
+    /**
+     * Called after applying, once committed: the pages (pageSlug null: a site's Space) whose
+     * derived data may have changed, so caches drop them; then delivers the new live events.
+     */
+    private readonly applied: (changes: PageChange[]) => Promise<void>,
     /** False for a rebuild, which announces nothing. */
     private readonly live = true,
     /** Takes the AS bot's events (DMs, invites of the bot; src/bot/intake.ts) out of a transaction: true means skip it here. */
@@ -48,36 +52,53 @@ export class Projector {
 
   /** Applies one appservice transaction. Its id is no key: events are known by their ids. */
   async applyTransaction(events: RoomEvent[], ephemeral: EphemeralEvent[] = []): Promise<void> {
-    await this.serially(async () => {
-      for (const event of events) {
-        if (await this.botIntake?.(event)) continue;
-        // Committed before the room is checked, so a room recorded meanwhile replays it.
-        const status = await storeEvent(this.db, event);
-        if (status !== null && status !== "applied") await this.apply(event);
-      }
-    });
-    await this.ephemeral.apply(ephemeral);
-    await this.applied();
+    const changes = new Changes();
+    try {
+      await this.serially(async () => {
+        for (const event of events) {
+          if (await this.botIntake?.(event)) continue;
+          // Committed before the room is checked, so a room recorded meanwhile replays it.
+          const status = await storeEvent(this.db, event);
+          if (status !== null && status !== "applied") changes.add(await this.apply(event));
+        }
+      });
+      await this.ephemeral.apply(ephemeral);
+    } finally {
+      // What was committed before a failure is announced all the same.
+      await this.applied(changes.list());
+    }
   }
 
   /** Applies, in arrival order, the events stored before their room was recorded; call it right after recording one. */
   async replayWaiting(roomId: string): Promise<void> {
-    await this.serially(async () => {
-      for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) await this.apply(event);
-    });
-    await this.applied();
+    const changes = new Changes();
+    try {
+      // The room's own reads (room info, roles) change with its recording.
+      const room = await this.db.room.findUnique({ where: { roomId }, select: { siteId: true, pageSlug: true } });
+      const space = room ? null : await this.db.site.findUnique({ where: { spaceRoomId: roomId }, select: { id: true } });
+      changes.add(room ?? (space && { siteId: space.id, pageSlug: null }));
+      await this.serially(async () => {
+        for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event));
+      });
+    } finally {
+      await this.applied(changes.list());
+    }
   }
 
   /**
    * Applies a stored event if its room is known (a page room, or a site's Space for room state);
-   * otherwise it keeps waiting. An event that cannot be applied is recorded for repair.
+   * otherwise it keeps waiting. An event that cannot be applied is recorded for repair. Returns
+   * the page (or for a Space, the site) whose derived data the applied event may have changed.
    */
-  async apply(event: RoomEvent): Promise<void> {
+  async apply(event: RoomEvent): Promise<PageChange | null> {
     const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
-    if (!room && !(await this.db.site.findUnique({ where: { spaceRoomId: event.room_id }, select: { id: true } }))) return;
+    const space = room ? null : await this.db.site.findUnique({ where: { spaceRoomId: event.room_id }, select: { id: true } });
+    if (!room && !space) return null;
+    let applied = false;
     try {
       await this.db.$transaction(async (tx) => {
         if (!(await claim(tx, event.event_id))) return;
+        applied = true;
         const problem = malformation(event);
         if (problem) throw new Error(problem);
         const page: PageContext | null = room && { tx, room, names: this.names, live: this.live };
@@ -93,12 +114,28 @@ export class Projector {
     } catch (err) {
       if (databaseTrouble(err)) throw err;
       await recordFailure(this.db, event, (err as Error)?.message ?? String(err));
+      return null;
     }
+    if (!applied) return null;
+    return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: space!.id, pageSlug: null };
   }
 
   private serially(work: () => Promise<void>): Promise<void> {
     const run = this.queue.then(work);
     this.queue = run.catch(() => {});
     return run;
+  }
+}
+
+/** The pages changed by a batch of applied events, each once. */
+class Changes {
+  private readonly pages = new Map<string, PageChange>();
+
+  add(change: PageChange | null): void {
+    if (change) this.pages.set(`${change.siteId}\u0000${change.pageSlug ?? ""}`, { siteId: change.siteId, pageSlug: change.pageSlug });
+  }
+
+  list(): PageChange[] {
+    return [...this.pages.values()];
   }
 }

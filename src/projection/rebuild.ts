@@ -16,6 +16,8 @@ export interface RebuildSummary {
 export async function rebuildReadModel(db: Db, names: MatrixNames): Promise<RebuildSummary> {
   await db.$transaction([
     db.comment.deleteMany(),
+    db.commentPosition.deleteMany(),
+    db.pageCommentCount.deleteMany(),
     db.reaction.deleteMany(),
     db.roomMember.deleteMany(),
     db.roomState.deleteMany(),

@@ -6,39 +6,67 @@ import type { Homeserver } from "../matrix/homeserver.ts";
 import type { Provisioner } from "../matrix/provisioning.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { submissionTxnId } from "../matrix/events.ts";
-import type { SubmissionPayload } from "./payloads.ts";
+import type { MatrixAction, SubmissionPayload } from "./payloads.ts";
 import type { SubmissionHandler } from "./worker.ts";
+
+/** How far back (pages of 100 of the sender's events) a resend looks for its earlier event. */
+const RESEND_LOOKBACK_PAGES = 5;
 
 export function submissionPerformer(db: Db, hs: Homeserver, provisioner: Provisioner): SubmissionHandler {
   return async (submission: Submission): Promise<string | null> => {
-    // Already projected (sent before a crash, and the homeserver's txn memory may be gone).
-    const projected = await db.comment.findFirst({ where: { submissionId: submission.id }, select: { eventId: true } });
-    if (projected) return projected.eventId;
     const { displayName, matrix } = JSON.parse(submission.payload) as SubmissionPayload;
-    const roomId = matrix.roomId ?? (await provisioner.ensurePageRoom(submission.siteId, submission.pageSlug));
-    const userId = await provisioner.ensureVisitor(submission.siteId, submission.authorPublicKey, displayName);
+    const [roomId, userId] = await Promise.all([
+      matrix.roomId ?? provisioner.ensurePageRoom(submission.siteId, submission.pageSlug),
+      provisioner.ensureVisitor(submission.siteId, submission.authorPublicKey, displayName),
+    ]);
+    // The claim counts attempts before anything is sent, so attempts > 1 means an earlier one
+    // may have reached the homeserver; its transaction id dedupes only until Synapse restarts.
+    if (submission.attempts > 1 && matrix.action !== "unreact") {
+      const earlier = await earlierEvent(db, hs, submission.id, userId, roomId);
+      if (earlier) return earlier;
+    }
     await provisioner.ensureJoined(userId, roomId);
-    const txnId = submissionTxnId(submission.id);
-    switch (matrix.action) {
-      case "send":
-        try {
-          return await hs.sendEvent(userId, roomId, matrix.type, txnId, matrix.content);
-        } catch (err) {
-          // Reacting twice with the same key is a success (the API promises idempotent reactions).
-          if (hasErrcode(err, "M_DUPLICATE_ANNOTATION")) return null;
-          throw err;
-        }
-      case "redact":
-        return hs.redactEvent(userId, roomId, matrix.eventId, txnId, matrix.content);
-      case "unreact": {
-        const own = await hs.ownAnnotations(userId, roomId, matrix.targetEventId, matrix.key);
-        let first: string | null = null;
-        for (const [i, eventId] of own.entries()) {
-          const redaction = await hs.redactEvent(userId, roomId, eventId, `${txnId}.${i}`, matrix.content);
-          first ??= redaction;
-        }
-        return first;
+    const effect = () => applyEffect(hs, userId, roomId, submissionTxnId(submission.id), matrix);
+    try {
+      return await effect();
+    } catch (err) {
+      // Refused although this process saw the user join: it has been removed since. Check the
+      // membership again (and rejoin where allowed) once.
+      if (hasErrcode(err, "M_FORBIDDEN") && provisioner.forgetJoined(userId, roomId)) {
+        await provisioner.ensureJoined(userId, roomId);
+        return effect();
       }
+      throw err;
     }
   };
+}
+
+/** The event an earlier attempt of this submission produced: from the projection, else the room's timeline. */
+async function earlierEvent(db: Db, hs: Homeserver, submissionId: string, userId: string, roomId: string): Promise<string | null> {
+  const projected = await db.comment.findFirst({ where: { submissionId }, select: { eventId: true } });
+  return projected?.eventId ?? hs.findSubmissionEvent(userId, roomId, submissionId, RESEND_LOOKBACK_PAGES);
+}
+
+async function applyEffect(hs: Homeserver, userId: string, roomId: string, txnId: string, matrix: MatrixAction): Promise<string | null> {
+  switch (matrix.action) {
+    case "send":
+      try {
+        return await hs.sendEvent(userId, roomId, matrix.type, txnId, matrix.content);
+      } catch (err) {
+        // Reacting twice with the same key is a success (the API promises idempotent reactions).
+        if (hasErrcode(err, "M_DUPLICATE_ANNOTATION")) return null;
+        throw err;
+      }
+    case "redact":
+      return hs.redactEvent(userId, roomId, matrix.eventId, txnId, matrix.content);
+    case "unreact": {
+      const own = await hs.ownAnnotations(userId, roomId, matrix.targetEventId, matrix.key);
+      let first: string | null = null;
+      for (const [i, eventId] of own.entries()) {
+        const redaction = await hs.redactEvent(userId, roomId, eventId, `${txnId}.${i}`, matrix.content);
+        first ??= redaction;
+      }
+      return first;
+    }
+  }
 }

@@ -1,12 +1,21 @@
-// The queue worker: takes due submissions, performs them against the homeserver, and records
-// the outcome on the row. Rows are leased, so several instances can share one queue and a
-// crashed worker's row is picked up again once its lease runs out.
+// The queue worker: claims due submissions, performs them against the homeserver, and records
+// the outcome on the row. Each page's submissions are a lane performed one at a time in
+// submission order (src/queue/claim.ts); lanes run in parallel up to `concurrency`, so a slow,
+// failing or still-provisioning page holds one slot and never the others. Rows are leased and
+// the lease is renewed while the work is in flight, so several instances can share one queue
+// and a crashed worker's row is picked up again once its lease runs out.
 import type { Db } from "../db/client.ts";
+import type { Provider } from "../db/database-url.ts";
 import type { Submission } from "../db/generated/sqlite/client.ts";
 import { classifyMatrixError } from "../matrix/errors.ts";
 import { retryDelayMs } from "./backoff.ts";
+import { claimLaneHeads } from "./claim.ts";
 
-const LEASE_MS = 60_000;
+/** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
+interface Claim {
+  id: string;
+  attempts: number;
+}
 
 /** Performs one submission; returns the Matrix event id it produced. */
 export type SubmissionHandler = (submission: Submission) => Promise<string | null>;
@@ -15,13 +24,22 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   maxAttempts: number;
   retryBaseMs: number;
+  /** Submissions performed at once (each from a different page). */
+  concurrency: number;
+  /** How long a claim holds a row; renewed every third of it while the work runs. */
+  leaseMs: number;
+  provider: Provider;
   log?: (message: string) => void;
 }
 
 export class QueueWorker {
   private running = false;
-  private wakeUp: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  /** A wake that came while the loop was busy: the next idle wait returns at once. */
+  private woken = false;
+  private readonly inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
+  private renewTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Db,
@@ -36,89 +54,128 @@ export class QueueWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
     this.loop = this.run();
   }
 
+  /** Stops claiming and waits for the work in flight (each homeserver call has a timeout). */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
     await this.loop;
+    await this.settled();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
   }
 
-  /** Called when a submission was queued, so it is sent without waiting for the next poll. */
+  /** Called when a submission was queued or a lane moved on, so work starts without waiting for the next poll. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
+  }
+
+  /**
+   * Claims what is due now (up to the free slots) and performs it; resolves once all of it is
+   * recorded. Returns how many submissions it took. The loop uses claimDue; tests call this.
+   */
+  async runOnce(now = new Date()): Promise<number> {
+    const claimed = await this.claimDue(now);
+    await this.settled();
+    return claimed;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      let worked = false;
+      this.woken = false;
       try {
-        worked = await this.processNext();
+        await this.claimDue(new Date());
       } catch (err) {
         this.options.log?.(`queue: ${(err as Error).message}`);
       }
-      if (!worked && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollIntervalMs);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+      // Wait for a wake (a new submission; a finished one, whose lane may have a next and
+      // whose slot is free again) or the poll interval (a retry coming due).
+      if (this.running && !this.woken) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wakeUp?.(), this.options.pollIntervalMs);
+      this.wakeUp = () => {
+        clearTimeout(timer);
         this.wakeUp = null;
-      }
-    }
+        resolve();
+      };
+    });
   }
 
-  /** Leases and performs the oldest due submission; false when there is none. */
-  async processNext(now = new Date()): Promise<boolean> {
-    const due = await this.db.submission.findFirst({
-      where: { status: "queued", nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
-      orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
-    });
-    if (!due) return false;
-    const leased = await this.db.submission.updateMany({
-      where: { id: due.id, status: "queued", leaseUntil: due.leaseUntil },
-      data: { leaseUntil: new Date(now.getTime() + LEASE_MS), attempts: { increment: 1 } },
-    });
-    if (leased.count === 0) return true; // another worker took it
-    await this.perform({ ...due, attempts: due.attempts + 1 });
-    return true;
-  }
-
-  private async perform(submission: Submission): Promise<void> {
-    const handler = this.handlers[submission.kind];
-    if (!handler) {
-      await this.fail(submission, `no handler for submission kind ${submission.kind}`);
-      return;
-    }
-    try {
-      const eventId = await handler(submission);
-      await this.db.submission.update({
-        where: { id: submission.id },
-        data: { status: "sent", eventId, leaseUntil: null, lastError: null, completedAt: new Date() },
+  private async claimDue(now: Date): Promise<number> {
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const claimed = await claimLaneHeads(this.db, this.options.provider, now, new Date(now.getTime() + this.options.leaseMs), free);
+    for (const submission of claimed) {
+      const claim = { id: submission.id, attempts: submission.attempts };
+      const done = this.perform(submission, claim).finally(() => {
+        this.inFlight.delete(claim.id);
+        this.wake();
       });
+      this.inFlight.set(claim.id, { claim, done });
+    }
+    return claimed.length;
+  }
+
+  private async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()].map((w) => w.done));
+  }
+
+  /** Extends the lease of every row in flight that this worker still holds. */
+  private async renewLeases(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    const leaseUntil = new Date(Date.now() + this.options.leaseMs);
+    try {
+      await Promise.all([...this.inFlight.values()].map(({ claim }) => this.db.submission.updateMany({ where: { ...held(claim) }, data: { leaseUntil } })));
     } catch (err) {
-      const failure = classifyMatrixError(err);
-      if (!failure.transient || submission.attempts >= this.options.maxAttempts) {
-        await this.fail(submission, failure.message);
+      this.options.log?.(`queue: renewing leases: ${(err as Error).message}`);
+    }
+  }
+
+  private async perform(submission: Submission, claim: Claim): Promise<void> {
+    try {
+      const handler = this.handlers[submission.kind];
+      if (!handler) {
+        await this.fail(claim, `no handler for submission kind ${submission.kind}`);
         return;
       }
-      const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(submission.attempts, this.options.retryBaseMs));
-      this.options.log?.(`queue: submission ${submission.id} attempt ${submission.attempts} failed (${failure.message}); retrying in ${delay} ms`);
-      await this.db.submission.update({
-        where: { id: submission.id },
-        data: { leaseUntil: null, lastError: failure.message, nextAttemptAt: new Date(Date.now() + delay) },
-      });
+      try {
+        const eventId = await handler(submission);
+        await this.record(claim, { status: "sent", eventId, leaseUntil: null, lastError: null, completedAt: new Date() });
+      } catch (err) {
+        const failure = classifyMatrixError(err);
+        if (!failure.transient || submission.attempts >= this.options.maxAttempts) {
+          await this.fail(claim, failure.message);
+          return;
+        }
+        const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(submission.attempts, this.options.retryBaseMs));
+        this.options.log?.(`queue: submission ${submission.id} attempt ${submission.attempts} failed (${failure.message}); retrying in ${delay} ms`);
+        await this.record(claim, { leaseUntil: null, lastError: failure.message, nextAttemptAt: new Date(Date.now() + delay) });
+      }
+    } catch (err) {
+      // Recording failed (database down): the lease runs out and the row is claimed again.
+      this.options.log?.(`queue: submission ${submission.id}: ${(err as Error).message}`);
     }
   }
 
-  private async fail(submission: Submission, message: string): Promise<void> {
-    this.options.log?.(`queue: submission ${submission.id} failed permanently: ${message}`);
-    await this.db.submission.update({
-      where: { id: submission.id },
-      data: { status: "failed", leaseUntil: null, lastError: message, completedAt: new Date() },
-    });
+  private async fail(claim: Claim, message: string): Promise<void> {
+    this.options.log?.(`queue: submission ${claim.id} failed permanently: ${message}`);
+    await this.record(claim, { status: "failed", leaseUntil: null, lastError: message, completedAt: new Date() });
+  }
+
+  /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own). */
+  private async record(claim: Claim, data: { status?: string; eventId?: string | null; leaseUntil: null; lastError: string | null; completedAt?: Date; nextAttemptAt?: Date }): Promise<void> {
+    const updated = await this.db.submission.updateMany({ where: held(claim), data });
+    if (updated.count === 0) this.options.log?.(`queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`);
   }
 }
+
+/** The row as this claim left it: still queued, on the claim's attempt. */
+const held = (claim: Claim) => ({ id: claim.id, attempts: claim.attempts, status: "queued" });

@@ -19,7 +19,10 @@ import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
-import { SseWriter } from "../sse/sse-writer.ts";
+import { SseWriter, sseMessage } from "../sse/sse-writer.ts";
+import { SharedFeeds, type FeedClient, type Frame } from "../sse/shared-feed.ts";
+import { CachedReads } from "./cached-reads.ts";
+import { CachedRead } from "./read-cache.ts";
 
 const CORS_ALLOW_HEADERS =
   "Content-Type, Idempotency-Key, X-Service-Timestamp, X-Service-Signature, X-Service-Claim-Token, Last-Event-ID, Authorization";
@@ -38,6 +41,10 @@ export class RestApi {
   private readonly prepared = new Map<Route, Prepared>();
   private readonly limiters: Record<RateLimitName, Limiter> | null;
   private openStreams = 0;
+  /** One subscription per stream (page) shared by its SSE clients. */
+  readonly feeds: SharedFeeds;
+  /** Public reads whose routes declare `cache`, served from serialized bodies. */
+  readonly reads: CachedReads;
 
   constructor(
     private readonly services: Services,
@@ -48,6 +55,8 @@ export class RestApi {
     const served = services.config.security.operatorToken ? routes : routes.filter((route) => route.auth !== "operator");
     this.router = new Router(served);
     this.limiters = buildLimiters(services.config.rateLimit);
+    this.reads = new CachedReads(services.config, services.signals, schema, served);
+    this.feeds = new SharedFeeds(services.log);
     const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
     for (const route of served) {
       const document = route.kind === "static" || route.kind === "binary" ? null : parse(route.document);
@@ -121,7 +130,8 @@ export class RestApi {
         return;
       }
       const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency, checkedSite);
-      send(res, result.status, { ...headers, ...result.headers }, result.body);
+      if (result instanceof CachedRead) sendCached(res, headers, result);
+      else send(res, result.status, { ...headers, ...result.headers }, result.body);
     } catch (err) {
       this.sendProblem(res, err, headers, rawPath);
     }
@@ -189,28 +199,43 @@ export class RestApi {
     return { key, fingerprint };
   }
 
-  private async run(prepared: Prepared, input: RouteInput, request: RequestInfo, idempotency: IdempotencyScope | null, checkedSite: CheckedSite | null): Promise<RouteResult> {
+  private async run(
+    prepared: Prepared,
+    input: RouteInput,
+    request: RequestInfo,
+    idempotency: IdempotencyScope | null,
+    checkedSite: CheckedSite | null,
+  ): Promise<RouteResult | CachedRead> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
-    const result = await execute({
-      schema: this.schema,
-      document: prepared.document!,
-      variableValues: route.variables(input),
-      contextValue: createContext(this.services, request, idempotency, checkedSite),
-    });
-    throwFirstError(result);
-    return route.respond(result.data);
+    const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
+      const contextValue = createContext(this.services, request, idempotency, checkedSite);
+      const result = await execute({ schema: this.schema, document: document ?? prepared.document!, variableValues, contextValue });
+      throwFirstError(result);
+      return result.data;
+    };
+    const variables = route.variables(input);
+    if (route.cache) return this.reads.read(route, route.cache, variables, this.services.mediaUrls.resolveBase(request), run);
+    return route.respond(await run(null, variables));
   }
 
+  /**
+   * An SSE client of a stream route: it reads its own snapshot and resume gap (a subscription
+   * that ends at the shared feed's position), then gets the frames of the one subscription
+   * this instance runs for all clients of the same stream (src/sse/shared-feed.ts).
+   */
   private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
-    const variableValues = route.variables(input);
+    const { [route.resume.after]: after, ...shared } = route.variables(input);
+    const resumeAfter = typeof after === "number" ? after : null;
+    const maxUnsent = this.services.config.live.maxUnsentBytes;
     // The slot is checked and taken in one synchronous step, so concurrent connects cannot
     // overshoot the cap.
     if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) {
       throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", { headers: { "Retry-After": "3600" } });
     }
     this.openStreams++;
-    let iterator: AsyncGenerator<ExecutionResult> | null = null;
+    let client: FeedClient | null = null;
+    let catchUp: AsyncIterator<Frame> | null = null;
     let writer: SseWriter | null = null;
     let open = true;
     // Everything the stream holds is freed at once: when its client goes away (the response
@@ -221,32 +246,71 @@ export class RestApi {
       open = false;
       this.openStreams--;
       res.off("close", free);
+      client?.close();
       writer?.close();
-      void iterator?.return?.(undefined);
+      void catchUp?.return?.();
     };
     res.once("close", free);
     try {
-      const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue: createContext(this.services, request) });
-      if (!(Symbol.asyncIterator in result)) {
-        throwFirstError(result);
-        throw new Error("subscription returned no stream");
+      const joined = await this.feeds.join(
+        `${route.operationId}\u0000${JSON.stringify(shared)}`,
+        () => this.frames(prepared, { ...shared, [route.resume.after]: null }, null),
+        resumeAfter ?? 0,
+        maxUnsent,
+        () => (writer ? writer.close() : res.destroy()),
+      );
+      client = joined.client;
+      const until = joined.position;
+      if (!open) {
+        client.close();
+        return;
       }
-      iterator = result as AsyncGenerator<ExecutionResult>;
+      catchUp = await this.frames(prepared, { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until }, request);
       if (!open) return;
-      writer = new SseWriter(res, headers);
-      for await (const item of iterator) {
-        if (item.errors?.length) {
-          this.services.log(`sse: ${item.errors[0]!.message}`);
-          continue;
-        }
-        const frame = route.frame(item.data);
-        writer.send(frame.id, frame.data);
+      writer = new SseWriter(res, headers, maxUnsent);
+      for (let next = await catchUp.next(); !next.done && open; next = await catchUp.next()) {
+        writer.writeRaw(next.value.bytes);
+        if (res.writableNeedDrain) await drained(res);
       }
-    } finally {
+      // Only the feed holds the client from here on; its own subscription is let go.
+      catchUp = null;
+      if (open) client.live(writer);
+    } catch (err) {
       free();
-      // Returning twice is harmless; this one covers a client gone before the stream opened.
-      await iterator?.return?.(undefined);
+      throw err;
     }
+  }
+
+  /** A subscription's results as serialized SSE messages; `request` null for a shared feed, which outlives any one request. */
+  private async frames(prepared: Prepared, variableValues: Record<string, unknown>, request: RequestInfo | null): Promise<AsyncIterator<Frame>> {
+    const route = prepared.route as Extract<Route, { kind: "stream" }>;
+    const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue: createContext(this.services, request) });
+    if (!(Symbol.asyncIterator in result)) {
+      throwFirstError(result);
+      throw new Error("subscription returned no stream");
+    }
+    const results = result as AsyncGenerator<ExecutionResult>;
+    const log = this.services.log;
+    // A plain iterator, not a generator: return() must reach the subscription at once, even
+    // while a next() waits for an event.
+    return {
+      async next() {
+        for (;;) {
+          const item = await results.next();
+          if (item.done) return { done: true, value: undefined };
+          if (item.value.errors?.length) {
+            log(`sse: ${item.value.errors[0]!.message}`);
+            continue;
+          }
+          const frame = route.frame(item.value.data);
+          return { done: false, value: { id: Number(frame.id), bytes: Buffer.from(sseMessage(frame.id, frame.data)) } };
+        }
+      },
+      async return() {
+        await results.return(undefined);
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   private sendProblem(res: ServerResponse, err: unknown, headers: Record<string, string>, instance: string): void {
@@ -286,6 +350,19 @@ function fieldErrors(validate: ValidateFunction): FieldError[] {
   });
 }
 
+/** Resolves once the response has room again, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
 /** JSON is never to be sniffed as anything else. */
 const SAFE = { "X-Content-Type-Options": "nosniff" };
 
@@ -311,6 +388,12 @@ async function sendStream(res: ServerResponse, headers: Record<string, string>, 
   } catch {
     res.destroy();
   }
+}
+
+/** A cached read's stored body, as is. */
+function sendCached(res: ServerResponse, headers: Record<string, string>, read: CachedRead): void {
+  res.writeHead(200, { ...headers, ...SAFE, "Content-Type": "application/json; charset=utf-8", "Content-Length": read.contentLength });
+  res.end(read.body);
 }
 
 export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {

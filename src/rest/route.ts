@@ -101,6 +101,25 @@ export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase 
   document: string;
   variables: (input: RouteInput<BodyOf<BodySchema>>) => Record<string, unknown>;
   respond: (data: Data) => RouteResult;
+  /** A public read answered from the read cache (src/rest/cached-reads.ts) while nothing it shows changed. */
+  cache?: RouteCache;
+}
+
+/**
+ * How a public read is cached: what invalidates its bodies (changes of its page, or of its
+ * site), and how a personalized read derives from the anonymous one.
+ */
+export interface RouteCache {
+  scope: "page" | "site";
+  personal?: {
+    /** Variables that make a read personal; the anonymous read has them null. */
+    variables: string[];
+    /** One more operation for the personal part (it verifies the personalization). */
+    document: string;
+    overlayVariables: (variables: Record<string, unknown>, body: any) => Record<string, unknown>;
+    /** The personal body: the anonymous body with the overlay operation's data applied (the same object when nothing applies). */
+    overlay: (body: any, data: any) => unknown;
+  };
 }
 
 /** A route served as server-sent events from a GraphQL subscription. */
@@ -108,8 +127,15 @@ export interface StreamRoute<Data = any> extends RouteBase {
   kind: "stream";
   document: string;
   variables: (input: RouteInput) => Record<string, unknown>;
-  /** One SSE message per subscription result. */
+  /** One SSE message per subscription result; `id` is the event's position (a decimal integer). */
   frame: (data: Data) => { id: string; data: unknown };
+  /**
+   * The subscription's resume variables. Clients that differ only in `after` share one
+   * subscription per instance, run from its position on (`after` null); each client first
+   * reads its own gap with `after` and `until` (the shared one's position), a subscription
+   * that ends there, then joins it.
+   */
+  resume: { after: string; until: string };
 }
 
 /** A route answered without GraphQL (the OpenAPI document itself). */

@@ -4,6 +4,8 @@
 // Every step is idempotent and the bot leaves each room last, so a pass cut short (a crash, a
 // homeserver failure) is simply run again; a failure is recorded on the row and retried with
 // backoff. Instances sharing a database may run it at the same time: the steps tolerate that.
+import type { PageChange } from "../cluster/signals.ts";
+import { forgetPositions, repositionPage } from "../projection/positions.ts";
 import type { Db } from "../db/client.ts";
 import type { Retirement } from "../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
@@ -35,6 +37,8 @@ export class RetirementPass {
     private readonly db: Db,
     private readonly hs: Homeserver,
     private readonly log: (message: string) => void,
+    /** Called once a retirement's local rows are gone: caches drop the page (or site). */
+    private readonly cleared: (change: PageChange) => void = () => {},
   ) {}
 
   /** Runs the pass now (rows an earlier process left) and then every interval. */
@@ -68,6 +72,7 @@ export class RetirementPass {
       const echoed = await Promise.all(rooms.map((room) => this.leaveEchoed(room.roomId)));
       if (echoed.includes(false) && Date.now() - row.createdAt.getTime() < LEAVE_ECHO_WAIT_MS) return;
       await this.clear(row, rooms.map((room) => room.roomId));
+      this.cleared({ siteId: row.siteId, pageSlug: row.targetType === "page" ? row.pageSlug : null });
     } catch (err) {
       const message = messageOf(err);
       this.log(`retirement of ${row.targetType} ${row.pageSlug ? `${row.siteId}/${row.pageSlug}` : row.siteId} failed (attempt ${row.attempts + 1}): ${message}`);
@@ -134,11 +139,13 @@ export class RetirementPass {
           await tx.liveEvent.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
           // The page's moderators (and pending claims) go with it: its next room starts fresh.
           await tx.roleClaim.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
+          await repositionPage(tx, row.siteId, row.pageSlug);
           return;
         }
         const site = { siteId: row.siteId };
         await tx.liveEvent.deleteMany({ where: site });
         await tx.comment.deleteMany({ where: site });
+        await forgetPositions(tx, row.siteId);
         await tx.submission.deleteMany({ where: site });
         await tx.siteVerification.deleteMany({ where: site });
         await tx.siteOrigin.deleteMany({ where: site });

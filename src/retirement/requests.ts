@@ -2,6 +2,7 @@
 // refused, the claim token of a retired site stops working, queued writes are dropped) and
 // leaves a Retirement row for the background pass (pass.ts), which does the slow, failure-prone
 // Matrix work and finally clears the local rows.
+import type { PageChange } from "../cluster/signals.ts";
 import type { Db, Tx } from "../db/client.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { checkPath } from "../domain/sites.ts";
@@ -25,8 +26,8 @@ export class Retirements {
     private readonly db: Db,
     /** Ids of the sites declared in [sites], which the API cannot retire. */
     private readonly declared: (siteId: string) => boolean,
-    /** Called after a request is recorded: runs the pass soon. */
-    private readonly requested: () => void,
+    /** Called after a request is recorded (reads of the page, or site, change): runs the pass soon. */
+    private readonly requested: (change: PageChange) => void,
   ) {}
 
   /** Retires a site: idempotent while it is retiring. */
@@ -39,7 +40,7 @@ export class Retirements {
       await dropQueued(tx, { siteId }, `site ${siteId} retired`);
       await record(tx, "site", siteId, "");
     });
-    this.requested();
+    this.requested({ siteId, pageSlug: null });
     return siteState(siteId, "retiring");
   }
 
@@ -89,7 +90,7 @@ export class Retirements {
       await dropQueued(tx, { siteId: room.siteId, pageSlug: room.pageSlug }, `page ${room.siteId}/${room.pageSlug} retired`);
       await record(tx, "page", room.siteId, room.pageSlug);
     });
-    this.requested();
+    this.requested({ siteId: room.siteId, pageSlug: room.pageSlug });
   }
 
   private async requireSite(siteId: string, pageSlug?: string): Promise<{ status: string }> {

@@ -8,7 +8,7 @@ import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "../graphql/schema.ts";
 import { apiRoutes } from "../rest/api-document.ts";
 import { createHttpServer } from "./http-server.ts";
-import { scheduleMaintenance } from "./maintenance.ts";
+import { maintenancePass } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
 
 export interface RunningService {
@@ -44,33 +44,35 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
-  // The retirement and convergence passes and the bot write to Matrix like the worker, so an
-  // API-only instance runs none (its appservice endpoint still stores the bot's events for one that does).
+  // Background passes run on the cluster's leader, one line each.
+  services.leader.run("retirement", services.retirementPass);
+  services.leader.run("convergence", services.convergencePass);
+  services.leader.run("maintenance", maintenancePass(services));
+  // The passes and the bot write to Matrix like the worker, so an API-only instance runs none:
+  // it never stands for leader (its appservice endpoint still stores the bot's events for one
+  // that does). The bot's inbox rows are leased, so every worker instance may drain it.
   if (options.worker ?? true) {
     services.worker.start();
-    services.retirementPass.start();
-    services.convergencePass.start();
     services.botInbox.start();
+    await services.leader.start();
   }
   await services.liveEventPoller.start();
   services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
     services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
   );
-  const stopMaintenance = scheduleMaintenance(services);
   const { port } = server.address() as AddressInfo;
   return {
     services,
     server,
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
-      stopMaintenance();
       services.liveEventPoller.stop();
-      await services.retirementPass.stop();
-      await services.convergencePass.stop();
+      await services.leader.stop();
       await services.botInbox.stop();
       await services.worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.signals.close();
       await services.db.$disconnect();
     },
   };

@@ -1,4 +1,5 @@
 // Periodic clean-up of rows that only matter for a while.
+import type { BackgroundPass } from "../cluster/leader.ts";
 import type { Services } from "./services.ts";
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
@@ -16,11 +17,19 @@ export async function runMaintenance(services: Services, now = new Date()): Prom
   await services.db.submission.deleteMany({ where: { status: "sent", completedAt: { lt: before(SENT_SUBMISSION_RETENTION_MS) } } });
 }
 
-/** Runs maintenance every interval until the returned function is called. */
-export function scheduleMaintenance(services: Services): () => void {
-  const timer = setInterval(() => {
-    runMaintenance(services).catch((err) => services.log(`maintenance: ${(err as Error).message}`));
-  }, MAINTENANCE_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+/** Maintenance every interval while started: a background pass, run by the cluster's leader. */
+export function maintenancePass(services: Services, intervalMs = MAINTENANCE_INTERVAL_MS): BackgroundPass {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    start() {
+      timer ??= setInterval(() => {
+        runMaintenance(services).catch((err) => services.log(`maintenance: ${(err as Error).message}`));
+      }, intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // The composition root: builds every service from the configuration.
 import type { Config } from "../config/config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
+import { providerOf } from "../db/database-url.ts";
 import { migrate } from "../db/migrations.ts";
 import { Challenges } from "../domain/challenges.ts";
 import { Comments } from "../domain/comments.ts";
@@ -24,6 +25,7 @@ import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
+import { prepareLiveEventTurns } from "../sse/live-event-order.ts";
 import { Retirements } from "../retirement/requests.ts";
 import { RetirementPass } from "../retirement/pass.ts";
 import { StickerPacks } from "../stickers/packs.ts";
@@ -36,6 +38,9 @@ import { ConvergencePass } from "../governance/convergence-pass.ts";
 import { Bot } from "../bot/bot.ts";
 import { BotInbox } from "../bot/inbox.ts";
 import { BotIntake } from "../bot/intake.ts";
+import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
+import { PostgresSignals } from "../cluster/postgres-signals.ts";
+import { Leadership } from "../cluster/leader.ts";
 
 export interface Services {
   config: Config;
@@ -66,6 +71,10 @@ export interface Services {
   convergencePass: ConvergencePass;
   /** The AS bot's inbox of DM events and invites (src/bot/): started with the worker. */
   botInbox: BotInbox;
+  /** Page changes and new live events, heard by every instance on the database. */
+  signals: ClusterSignals;
+  /** Runs the background passes on one instance of the cluster. */
+  leader: Leadership;
   log: (message: string) => void;
 }
 
@@ -73,7 +82,7 @@ export async function createServices(config: Config, log: (message: string) => v
   await migrate(config.database.url);
   const db = await openDatabase(config.database.url);
   const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
-  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names);
+  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs);
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
   const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
@@ -84,20 +93,33 @@ export async function createServices(config: Config, log: (message: string) => v
     serverName: config.matrix.serverName,
     publicBaseUrl: config.server.publicBaseUrl,
   });
+  const signals = await clusterSignals(config, db, log);
   const live = new LiveEvents();
-  const liveEventPoller = new LiveEventPoller(db, live, log);
+  await prepareLiveEventTurns(db);
+  const liveEventPoller = new LiveEventPoller(db, live, log, config.live.fallbackPollMs);
+  signals.onLiveEventsStored(() => liveEventPoller.kick());
   // The bot itself is built below, once governance is.
   const botInbox = new BotInbox(db, (event) => bot.handle(event), { ...config.queue, log });
   const botIntake = new BotIntake(db, names.botUserId, botInbox);
-  const projector = new Projector(db, names, () => liveEventPoller.poll(), true, (event) => botIntake.take(event));
+  const projector = new Projector(
+    db,
+    names,
+    async (changes) => {
+      // Caches drop the changed pages before the live events that announce them are delivered.
+      for (const change of changes) signals.pageChanged(change);
+      signals.liveEventsStored();
+    },
+    true,
+    (event) => botIntake.take(event),
+  );
   const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
   const perform = submissionPerformer(db, homeserver, provisioner);
-  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, log });
-  const comments = new Comments(db, sites);
+  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
+  const comments = new Comments(db, sites, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
-  const retirementPass = new RetirementPass(db, homeserver, log);
+  const retirementPass = new RetirementPass(db, homeserver, log, (change) => signals.pageChanged(change));
   const governance = new Governance(db, sites, homeserver, rolePowerLevels, log);
   const bot = new Bot(db, homeserver, governance, {
     botUserId: names.botUserId,
@@ -121,7 +143,10 @@ export async function createServices(config: Config, log: (message: string) => v
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
-    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), () => retirementPass.kick()),
+    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
+      signals.pageChanged(change);
+      retirementPass.kick();
+    }),
     retirementPass,
     mediaUrls,
     mediaProxy: new MediaProxy(mediaUrls, {
@@ -135,6 +160,17 @@ export async function createServices(config: Config, log: (message: string) => v
     governance,
     convergencePass: new ConvergencePass(rolePowerLevels, log),
     botInbox,
+    signals,
+    leader: new Leadership(config.database.url, config.cluster.leaderRetryMs, log),
     log,
   };
+}
+
+/** One instance per SQLite database; with PostgreSQL, every instance on it hears the signals. */
+async function clusterSignals(config: Config, db: Db, log: (message: string) => void): Promise<ClusterSignals> {
+  if (providerOf(config.database.url) !== "postgres") return new LocalSignals();
+  const knownSites = async () => (await db.site.findMany({ select: { id: true } })).map((site) => site.id);
+  const signals = new PostgresSignals(config.database.url, log, knownSites, config.cluster.leaderRetryMs);
+  await signals.start();
+  return signals;
 }

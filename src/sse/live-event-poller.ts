@@ -1,11 +1,9 @@
 // The one way live events reach open streams: new LiveEvent rows are found and their pages
-// poked. The projecting instance polls right after each transaction (no delay); every
-// instance also polls once a second, so SSE clients of any instance sharing the database
-// see new events.
+// poked. It runs whenever the cluster signals that live events were stored (at once on the
+// projecting instance, through PostgreSQL NOTIFY on the others) and, as a safety net for a
+// lost signal, every live.fallback_poll_ms. The table, not the signal, says what is new.
 import type { Db } from "../db/client.ts";
 import type { LiveEvents } from "./live-events.ts";
-
-export const POLL_INTERVAL_MS = 1000;
 
 export class LiveEventPoller {
   private lastSeen = 0;
@@ -14,17 +12,27 @@ export class LiveEventPoller {
   private running: Promise<void> | null = null;
   private again = false;
 
-  constructor(private readonly db: Db, private readonly live: LiveEvents, private readonly log: (m: string) => void) {}
+  constructor(
+    private readonly db: Db,
+    private readonly live: LiveEvents,
+    private readonly log: (m: string) => void,
+    private readonly fallbackPollMs: number,
+  ) {}
 
   async start(): Promise<void> {
     const latest = await this.db.liveEvent.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
     this.lastSeen = latest?.id ?? 0;
-    this.timer = setInterval(() => void this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`)), POLL_INTERVAL_MS);
+    this.timer = setInterval(() => this.kick(), this.fallbackPollMs);
     this.timer.unref();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Polls soon; failures are logged (the next signal or the fallback poll tries again). */
+  kick(): void {
+    this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`));
   }
 
   /** Publishes every page that has events newer than the last poll. */

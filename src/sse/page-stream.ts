@@ -1,5 +1,8 @@
 // A page's live events as an async iterator: rows of LiveEvent after a cursor, woken by the
-// in-process fan-out. Closing it (return) unsubscribes at once, even while it waits.
+// in-process fan-out, or, bounded by `until`, a finite read of the rows up to it (a client's
+// resume gap). Closing it (return) unsubscribes at once, even while it waits. Ephemeral rows
+// read together are coalesced: a typing state or a user's presence or receipt superseded by a
+// later one in the same read is skipped, so a burst costs one frame per page, not one per event.
 import type { Db } from "../db/client.ts";
 import type { LiveEvent } from "../db/generated/sqlite/client.ts";
 import type { LiveEvents } from "./live-events.ts";
@@ -15,11 +18,14 @@ export class PageEvents {
     private readonly typingSnapshot: (siteId: string, pageSlug: string) => Promise<Record<string, unknown>>,
   ) {}
 
-  /** An initial typing snapshot, then events after `after` (when null: only new ones). */
-  async open(siteId: string, pageSlug: string, after: number | null): Promise<AsyncIterableIterator<LiveEvent>> {
-    const stream = new PageStream(this.db, siteId, pageSlug);
+  /**
+   * An initial typing snapshot, then events after `after` (when null: only new ones); with
+   * `until`, only those up to it, and then the iterator ends.
+   */
+  async open(siteId: string, pageSlug: string, after: number | null, until: number | null = null): Promise<AsyncIterableIterator<LiveEvent>> {
+    const stream = new PageStream(this.db, siteId, pageSlug, until);
     // Subscribe before reading the cursor so nothing published in between is missed.
-    stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
+    if (until === null) stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
     try {
       if (after !== null) stream.cursor = after;
       else {
@@ -46,7 +52,12 @@ class PageStream implements AsyncIterableIterator<LiveEvent> {
   private closed = false;
   private waiter: (() => void) | null = null;
 
-  constructor(private readonly db: Db, private readonly siteId: string, private readonly pageSlug: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly siteId: string,
+    private readonly pageSlug: string,
+    private readonly until: number | null,
+  ) {}
 
   push(event: LiveEvent): void {
     this.buffer.push(event);
@@ -63,16 +74,18 @@ class PageStream implements AsyncIterableIterator<LiveEvent> {
       if (event) return { value: event, done: false };
       if (this.dirty) {
         this.dirty = false;
-        this.buffer = await this.db.liveEvent.findMany({
-          where: { siteId: this.siteId, pageSlug: this.pageSlug, id: { gt: this.cursor } },
+        const rows = await this.db.liveEvent.findMany({
+          where: { siteId: this.siteId, pageSlug: this.pageSlug, id: this.until === null ? { gt: this.cursor } : { gt: this.cursor, lte: this.until } },
           orderBy: { id: "asc" },
           take: BATCH,
         });
-        if (this.buffer.length === BATCH) this.dirty = true;
-        const last = this.buffer.at(-1);
+        if (rows.length === BATCH) this.dirty = true;
+        const last = rows.at(-1);
         if (last) this.cursor = last.id;
+        this.buffer = coalesce(rows);
         continue;
       }
+      if (this.until !== null) break;
       await new Promise<void>((resolve) => (this.waiter = resolve));
       this.waiter = null;
     }
@@ -89,4 +102,25 @@ class PageStream implements AsyncIterableIterator<LiveEvent> {
   [Symbol.asyncIterator](): this {
     return this;
   }
+}
+
+/** What an ephemeral row states a current value of: later rows with the same key supersede it. */
+function supersedable(event: LiveEvent): string | null {
+  if (event.type !== "ephemeral" || event.payload === null) return null;
+  const payload = JSON.parse(event.payload) as { kind?: string; user?: unknown; receipt_type?: string };
+  if (payload.kind === "typing") return "typing";
+  if (payload.kind === "presence") return `presence\u0000${JSON.stringify(payload.user)}`;
+  if (payload.kind === "receipt") return `receipt\u0000${payload.receipt_type}\u0000${JSON.stringify(payload.user)}`;
+  return null;
+}
+
+/** The rows without the ephemeral states a later row of the same read replaces. */
+export function coalesce(rows: LiveEvent[]): LiveEvent[] {
+  const latest = new Map<string, number>();
+  const keys = rows.map((row, i) => {
+    const key = supersedable(row);
+    if (key !== null) latest.set(key, i);
+    return key;
+  });
+  return rows.filter((_, i) => keys[i] === null || latest.get(keys[i]!) === i);
 }

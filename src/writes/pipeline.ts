@@ -16,6 +16,7 @@ import { Challenges, type CheckedChallenge } from "../domain/challenges.ts";
 import type { IdempotencyStore, StoredResponse } from "../domain/idempotency.ts";
 import { parseAuthorProof, verifySignature, type ParsedProof } from "../security/author-proof.ts";
 import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
+import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
 import { checkEventSize } from "./event-size.ts";
@@ -87,7 +88,16 @@ export class WritePipeline {
     const response: StoredResponse = operation.answer === "submission" ? { status: 202, body: { submission_id: submissionId } } : { status: 204, body: null };
     const raced = await this.commit(admitted, idempotency, response, (tx) =>
       tx.submission.create({
-        data: { id: submissionId, kind: operation.kind, siteId: admitted.siteId, pageSlug: scope.pageSlug, authorPublicKey: scope.author, payload: JSON.stringify(payload) },
+        data: {
+          id: submissionId,
+          kind: operation.kind,
+          siteId: admitted.siteId,
+          pageSlug: scope.pageSlug,
+          authorPublicKey: scope.author,
+          payload: JSON.stringify(payload),
+          // The page's queue order (stamped after the transaction's first write, see submissionStamp).
+          createdAt: submissionStamp(),
+        },
       }),
     );
     if (raced) return accepted(raced, true);

@@ -1,102 +1,273 @@
-// npm run bench: prints throughput and latency figures (nothing is asserted).
-//   pure:  PoW check, signature verify, grapheme counting, request fingerprints
-//   http:  QUERY comment lists and comment submissions against a real in-process service
-//          (SQLite, worker off: it measures the API, not the homeserver)
-import { mkdtempSync } from "node:fs";
+// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections reads,writes,live] [--verbose]
+// Starts what it needs — the local Synapse (instance "bench", port 18090, fresh), a fresh SQLite
+// or PostgreSQL database, a service instance (port 18091) — seeds a 10,000-comment page, runs the
+// sections (pure figures here; reads.ts, writes.ts, live.ts when present, each a Section, see
+// section.ts) and prints one table: figure | value | reference | ratio. Nothing is asserted.
+// Load is driven from a second process (load-generator.ts); references are bare node:http
+// servers in their own processes (reference-server.ts).
+import { fork, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import pg from "pg";
 import { buildConfig } from "../../src/config/config.ts";
-import { startService } from "../../src/server/app.ts";
+import { startService, writeRegistration, type RunningService } from "../../src/server/app.ts";
+import { startLocalHomeserver, stopLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
 import { checkChallengeResponse, issueChallenge, solveChallenge } from "../../src/security/pow.ts";
 import { signatureArrays, verifySignature } from "../../src/security/author-proof.ts";
 import { graphemeCount } from "../../src/security/graphemes.ts";
 import { requestFingerprint } from "../../src/security/idempotency.ts";
 import { Visitor } from "../support/visitor.ts";
+import { seedComments, seedReactions } from "./seed.ts";
+import type { BenchContext, BenchRow, DatabaseKind, LoadOptions, LoadResult, ReferenceServer, Section } from "./section.ts";
 
-function rate(name: string, iterations: number, fn: (i: number) => void): void {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i++) fn(i);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  console.log(`${name.padEnd(44)} ${(iterations / seconds).toFixed(0).padStart(10)} ops/s`);
+const { values: args } = parseArgs({
+  options: {
+    db: { type: "string", default: "sqlite" },
+    duration: { type: "string", default: "5000" },
+    connections: { type: "string", default: "20" },
+    comments: { type: "string", default: "10000" },
+    sections: { type: "string", default: "pure,reads,writes,live" },
+    verbose: { type: "boolean", default: false },
+  },
+});
+const kind = args.db as DatabaseKind;
+if (kind !== "sqlite" && kind !== "postgres") throw new Error(`--db must be sqlite or postgres, not ${args.db}`);
+const durationMs = Number(args.duration);
+const connections = Number(args.connections);
+const commentCount = Number(args.comments);
+const wanted = new Set(args.sections!.split(","));
+const log = (message: string) => console.error(`bench: ${message}`);
+/** The service's log: shown with --verbose, else kept (the last lines) for a failure report. */
+const serviceLines: string[] = [];
+const serviceLog = (message: string) => {
+  if (args.verbose) log(message);
+  else if (serviceLines.push(message) > 200) serviceLines.shift();
+};
+
+// Overridable so that two benchmarks on one machine do not share a homeserver or a port.
+const SYNAPSE_INSTANCE = process.env.BENCH_SYNAPSE_INSTANCE ?? "bench";
+const SYNAPSE_PORT = Number(process.env.BENCH_SYNAPSE_PORT ?? 18090);
+const SERVICE_PORT = Number(process.env.BENCH_SERVICE_PORT ?? 18091);
+const SERVER_NAME = "localhost";
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const SITE = "bench";
+const PAGE = "big";
+const ORIGIN = "https://bench.example";
+
+/** Pure logic, in this process: no reference. */
+function pureRows(): BenchRow[] {
+  const rate = (figure: string, iterations: number, fn: (i: number) => void): BenchRow => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) fn(i);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    return { figure, value: `${(iterations / seconds).toFixed(0)} ops/s`, reference: "", ratio: "" };
+  };
+  const secret = randomBytes(32);
+  const challenge = issueChallenge(secret, 16, Date.now());
+  const answer = solveChallenge(challenge.challenge, 16);
+  const visitor = new Visitor("http://unused");
+  const array = signatureArrays.postComment("site", "page", "a comment of some length", null, null, challenge.challenge);
+  const signature = Buffer.from(visitor.sign(array), "base64url");
+  const text = "héllo 👋🏽 wörld 🇯🇵 ".repeat(600);
+  const body = Buffer.from(JSON.stringify({ content: text }));
+  return [
+    rate("PoW check (difficulty 16)", 50_000, () => checkChallengeResponse(secret, answer, Date.now())),
+    rate("Ed25519 author signature verify", 20_000, () => verifySignature(visitor.publicKey, signature, array)),
+    rate(`grapheme count (${text.length} UTF-16 units)`, 200, () => graphemeCount(text)),
+    rate("request fingerprint (10 KB body)", 20_000, () => requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", body)),
+  ];
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+async function freshDatabase(work: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (kind === "sqlite") return { url: `file:${join(work, "bench.sqlite")}`, drop: async () => {} };
+  const name = `comments_bench_${randomBytes(5).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function latency(name: string, count: number, concurrency: number, request: (i: number) => Promise<Response>): Promise<void> {
-  const times: number[] = [];
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        const res = await request(i);
-        await res.arrayBuffer();
-        if (res.status >= 400) throw new Error(`${name}: HTTP ${res.status}`);
-        times.push(performance.now() - t);
+/** The configuration document of a bench instance (`port` 0: any free port). */
+function benchDocument(work: string, databaseUrl: string, port: number) {
+  const budgets = ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "claim_token", "governance_write", "operator", "sse_per_hour", "sse_burst", "sse_max_streams"];
+  return {
+    server: { listen_host: "127.0.0.1", listen_port: port },
+    database: { url: databaseUrl },
+    matrix: {
+      homeserver_url: `http://127.0.0.1:${SYNAPSE_PORT}`,
+      server_name: SERVER_NAME,
+      as_token: "bench-as-token-0123456789",
+      hs_token: "bench-hs-token-0123456789",
+      registration_file: join(work, "registration.yaml"),
+      appservice_url: `http://127.0.0.1:${SERVICE_PORT}`,
+    },
+    security: { operator_token: "bench-operator-token", pow_difficulty: 8 },
+    queue: { poll_interval_ms: 50, retry_base_ms: 50 },
+    // Rate limits stay on (their cost is part of every figure) with budgets the load never spends.
+    rate_limit: Object.fromEntries(budgets.map((key) => [key, 1_000_000_000])),
+    sites: { [SITE]: { origins: [ORIGIN] } },
+  };
+}
+
+/** Runs the load generator in a second process; resolves its JSON result. */
+function load(options: LoadOptions): Promise<LoadResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "load-generator.ts"), JSON.stringify({ connections, durationMs, ...options })], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`))));
+  });
+}
+
+const references = new Set<() => Promise<void>>();
+
+/** A bare node:http server in its own process answering every request with `body`. */
+function reference(body: string | Buffer, options: { status?: number; contentType?: string } = {}): Promise<ReferenceServer> {
+  const child = fork(join(import.meta.dirname, "reference-server.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      references.delete(stop);
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill();
+    });
+  references.add(stop);
+  child.send({ body: Buffer.from(body).toString("base64"), ...options });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("message", (message: { port: number }) => resolve({ url: `http://127.0.0.1:${message.port}`, stop }));
+  });
+}
+
+async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The big page: a real first comment by a visitor provisions its room on Synapse and registers
+ * the visitor's virtual user; the rest is bulk-seeded (seed.ts), and the visitor's reactions on
+ * the first page's comments give personalized reads their `mine`.
+ */
+async function seedBigPage(service: RunningService): Promise<{ roomId: string; visitor: Visitor }> {
+  const visitor = new Visitor(service.url, ORIGIN);
+  const path = `/api/v1/sites/${SITE}/pages/${PAGE}/comments`;
+  const res = await visitor.post(path, await visitor.commentBody(SITE, PAGE, "The first comment, through Synapse."), { "idempotency-key": "bench-first" });
+  if (res.status !== 202) throw new Error(`seeding: first comment answered ${res.status}: ${await res.text()}`);
+  const db = service.services.db;
+  await eventually("the first comment to be projected", () => db.comment.findFirst({ where: { siteId: SITE, pageSlug: PAGE } }));
+  const room = (await db.room.findFirst({ where: { siteId: SITE, pageSlug: PAGE, state: "active" } }))!;
+  const target = { roomId: room.roomId, siteId: SITE, pageSlug: PAGE };
+  const started = Date.now();
+  const ids = await seedComments(db, target, commentCount - 1, SERVER_NAME);
+  const virtualUser = (await db.virtualUser.findFirst({ where: { siteId: SITE, publicKey: visitor.key } }))!;
+  await seedReactions(db, target, virtualUser.userId, ids.slice(0, 20));
+  log(`seeded ${commentCount - 1} comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { roomId: room.roomId, visitor };
+}
+
+async function sectionModules(): Promise<Array<{ name: string; section: Section }>> {
+  const found = [];
+  for (const name of ["reads", "writes", "live"]) {
+    const file = join(import.meta.dirname, `${name}.ts`);
+    if (!wanted.has(name) || !existsSync(file)) continue;
+    const module = (await import(file)) as { default?: Section; section?: Section };
+    const section = module.default ?? module.section;
+    if (section) found.push({ name, section });
+  }
+  return found;
+}
+
+function printTable(rows: BenchRow[]): void {
+  const header: BenchRow = { figure: "figure", value: "value", reference: "reference", ratio: "ratio" };
+  const keys = ["figure", "value", "reference", "ratio"] as const;
+  const widths = keys.map((k) => Math.max(...[header, ...rows].map((r) => r[k].length)));
+  const line = (r: BenchRow) => `| ${keys.map((k, i) => r[k].padEnd(widths[i]!)).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+const rows: BenchRow[] = [];
+if (wanted.has("pure")) rows.push(...pureRows());
+const sections = await sectionModules();
+if (sections.length > 0) {
+  const work = mkdtempSync(join(tmpdir(), "bench-"));
+  const database = await freshDatabase(work);
+  const config = buildConfig(benchDocument(work, database.url, SERVICE_PORT));
+  let service: RunningService | null = null;
+  let homeserverStarted = false;
+  const extra: RunningService[] = [];
+  try {
+    log(`starting a fresh Synapse (instance "${SYNAPSE_INSTANCE}", port ${SYNAPSE_PORT})`);
+    startLocalHomeserver({ instance: SYNAPSE_INSTANCE, port: SYNAPSE_PORT, serverName: SERVER_NAME, registrationFile: writeRegistration(config), fresh: true });
+    homeserverStarted = true;
+    service = await startService(config, { worker: true, log: serviceLog });
+    log(`service on ${service.url}, database ${kind}; seeding ${commentCount} comments`);
+    const { roomId, visitor } = await seedBigPage(service);
+    const running = service;
+    const ctx: BenchContext = {
+      service: running,
+      serviceUrl: running.url,
+      config,
+      database: { kind, url: database.url },
+      durationMs,
+      homeserver: { url: config.matrix.homeserverUrl, asToken: config.matrix.asToken, serverName: SERVER_NAME },
+      seeded: { siteId: SITE, pageSlug: PAGE, roomId, commentCount, origin: ORIGIN, viewer: visitor },
+      load,
+      reference,
+      async startInstance(options = {}) {
+        const instance = await startService(buildConfig(benchDocument(work, database.url, 0), options.overrides ?? {}), {
+          worker: options.worker ?? true,
+          log: serviceLog,
+        });
+        extra.push(instance);
+        return instance;
+      },
+      log,
+    };
+    for (const { name, section } of sections) {
+      log(`section ${name}`);
+      try {
+        rows.push(...(await section(ctx)));
+      } catch (err) {
+        log(`section ${name} failed: ${(err as Error).stack ?? err}`);
+        rows.push({ figure: `${name}: failed (${(err as Error).message})`, value: "", reference: "", ratio: "" });
       }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  times.sort((a, b) => a - b);
-  console.log(
-    `${name.padEnd(44)} ${(count / seconds).toFixed(0).padStart(10)} req/s  p50 ${percentile(times, 50).toFixed(2)} ms  p95 ${percentile(times, 95).toFixed(2)} ms  (concurrency ${concurrency})`,
-  );
+    }
+  } catch (err) {
+    for (const line of serviceLines) log(`service: ${line}`);
+    throw err;
+  } finally {
+    for (const stop of [...references]) await stop();
+    for (const instance of extra) await instance.stop().catch(() => {});
+    await service?.stop();
+    if (homeserverStarted) stopLocalHomeserver(SYNAPSE_INSTANCE);
+    await database.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
 }
+console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure)\n`);
+printTable(rows);
+process.exit(0);
 
-console.log("# pure logic");
-const secret = randomBytes(32);
-const challenge = issueChallenge(secret, 16, Date.now());
-const answer = solveChallenge(challenge.challenge, 16);
-rate("PoW check (difficulty 16)", 50_000, () => checkChallengeResponse(secret, answer, Date.now()));
-const visitor = new Visitor("http://unused");
-const array = signatureArrays.postComment("site", "page", "a comment of some length", null, null, challenge.challenge);
-const signature = Buffer.from(visitor.sign(array), "base64url");
-rate("Ed25519 author signature verify", 20_000, () => verifySignature(visitor.publicKey, signature, array));
-const text = "héllo 👋🏽 wörld 🇯🇵 ".repeat(600);
-rate(`grapheme count (${text.length} UTF-16 units)`, 200, () => graphemeCount(text));
-const body = Buffer.from(JSON.stringify({ content: text }));
-rate("request fingerprint (10 KB body)", 20_000, () => requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", body));
-
-console.log("# HTTP (in-process service, SQLite)");
-const work = mkdtempSync(join(tmpdir(), "bench-"));
-const config = buildConfig({
-  server: { listen_port: 0 },
-  database: { url: `file:${join(work, "bench.db")}` },
-  matrix: { homeserver_url: "http://127.0.0.1:9", as_token: "bench", hs_token: "bench", registration_file: join(work, "reg.yaml") },
-  security: { pow_difficulty: 8 },
-  rate_limit: { enabled: false },
-  sites: { bench: { origins: ["https://bench.example"] } },
-});
-const service = await startService(config, { worker: false, log: () => {} });
-const db = service.services.db;
-const now = Date.now();
-await db.comment.createMany({
-  data: Array.from({ length: 2000 }, (_, i) => ({
-    eventId: `$bench${i}`,
-    roomId: "!bench:localhost",
-    siteId: "bench",
-    pageSlug: "page",
-    sender: "@someone:localhost",
-    authorType: "matrix",
-    displayName: "Someone",
-    content: JSON.stringify({ type: "text", body: `comment ${i}`, format: null, formatted_body: null }),
-    originServerTs: BigInt(now + i),
-  })),
-});
-const list = (page: number) =>
-  fetch(`${service.url}/api/v1/sites/bench/pages/page/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ page, per_page: 20 }) });
-await latency("QUERY 20 comments of 2000", 1000, 1, (i) => list((i % 100) + 1));
-await latency("QUERY 20 comments of 2000", 2000, 16, (i) => list((i % 100) + 1));
-
-const writer = new Visitor(service.url, "https://bench.example");
-const bodies = await Promise.all(Array.from({ length: 500 }, (_, i) => writer.commentBody("bench", "page", `posted ${i}`)));
-await latency("POST comment (queued, 202)", bodies.length, 8, (i) => writer.post("/api/v1/sites/bench/pages/page/comments", bodies[i], { "idempotency-key": `bench-${i}` }));
-
-const memory = process.memoryUsage();
-console.log(`# memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB`);
-await service.stop();

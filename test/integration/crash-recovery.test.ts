@@ -10,8 +10,9 @@ import Database from "better-sqlite3";
 import { stringify } from "smol-toml";
 import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { eventually, startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
-import { resolveAlias, roomMessages } from "../support/matrix.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { restartLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
+import { matrixRequest, resolveAlias, roomMessages } from "../support/matrix.ts";
+import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -80,7 +81,7 @@ test("SIGKILL after the 202 and before the Matrix write: after a restart the com
   }
 });
 
-test("a resend after a crash between the Matrix write and recording it reuses the event (txn id)", async () => {
+test("a resend after a crash between the Matrix write and recording it reuses the event", async () => {
   const siteId = uniqueSiteId("resend");
   const service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
   try {
@@ -101,6 +102,42 @@ test("a resend after a crash between the Matrix write and recording it reuses th
     assert.equal(resent.attempts, 2);
     const roomId = await resolveAlias(`#_service_${siteId}_p:${TEST_SERVER_NAME}`);
     assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1);
+  } finally {
+    await service.stop();
+  }
+});
+
+test("a crash after the homeserver stored the event, then a homeserver restart: the resend finds the event instead of sending it again", async () => {
+  const siteId = uniqueSiteId("restart");
+  const service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+  try {
+    const visitor = new Visitor(service.url, TEST_ORIGIN);
+    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "stored before the crash"), { "idempotency-key": "h-1" });
+    const { submission_id } = (await res.json()) as { submission_id: string };
+    const db = service.services.db;
+    const sent = await eventually(async () => db.submission.findFirst({ where: { id: submission_id, status: "sent" } }), 30_000, "the submission sent");
+    await eventually(async () => db.comment.findFirst({ where: { submissionId: submission_id } }), 30_000, "the projection");
+    const roomId = await resolveAlias(`#_service_${siteId}_p:${TEST_SERVER_NAME}`);
+
+    // As if the worker died after Synapse stored the event, before the row or the projection
+    // recorded it: the row still says attempt 1 started and nothing came of it.
+    await service.services.worker.stop();
+    await db.comment.deleteMany({ where: { submissionId: submission_id } });
+    await db.submission.update({ where: { id: submission_id }, data: { status: "queued", eventId: null, completedAt: null, leaseUntil: null } });
+
+    // The homeserver restarts and forgets its transaction ids: the same txn id now makes a new event.
+    const probe = (body: string) => matrixRequest("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/probe-${submission_id}`, undefined, { msgtype: "m.notice", body });
+    const before = (await probe("txn probe")).event_id as string;
+    restartLocalHomeserver(TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT);
+    // (Retried: the first request after the restart may meet a pooled connection to the old process.)
+    const after = await eventually(async () => probe("txn probe").catch(() => null), 10_000, "the probe after the restart");
+    assert.notEqual(after.event_id, before, "after a restart Synapse no longer dedupes the transaction id");
+
+    service.services.worker.start();
+    const resent = await eventually(async () => db.submission.findFirst({ where: { id: submission_id, status: "sent" } }), 30_000, "the resend");
+    assert.equal(resent.eventId, sent.eventId, "the worker found the event the crashed attempt stored");
+    assert.ok(resent.attempts >= 2);
+    assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1, "exactly one event");
   } finally {
     await service.stop();
   }

@@ -4,9 +4,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { MatrixError } from "matrix-bot-sdk";
 import { migrate } from "../../src/db/migrations.ts";
 import { openDatabase, type Db } from "../../src/db/client.ts";
+import type { Submission } from "../../src/db/generated/sqlite/client.ts";
+import { submissionStamp } from "../../src/queue/claim.ts";
 import { QueueWorker, type SubmissionHandler } from "../../src/queue/worker.ts";
 import { runMaintenance } from "../../src/server/maintenance.ts";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
@@ -26,17 +29,18 @@ const enqueue = async (kind = "test") => {
   await db.submission.create({ data: { id, kind, siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}" } });
   return id;
 };
-const worker = (handler: SubmissionHandler, maxAttempts = 3) => new QueueWorker(db, { test: handler }, { pollIntervalMs: 10, maxAttempts, retryBaseMs: 1000 });
+const worker = (handler: SubmissionHandler, maxAttempts = 3) =>
+  new QueueWorker(db, { test: handler }, { pollIntervalMs: 10, maxAttempts, retryBaseMs: 1000, concurrency: 1, leaseMs: 60_000, provider: "sqlite" });
 
 test("a successful send records the event id", async () => {
   const id = await enqueue();
-  assert.equal(await worker(async () => "$sent").processNext(), true);
+  assert.equal(await worker(async () => "$sent").runOnce(), 1);
   const row = await db.submission.findUniqueOrThrow({ where: { id } });
   assert.equal(row.status, "sent");
   assert.equal(row.eventId, "$sent");
   assert.equal(row.attempts, 1);
   assert.equal(row.leaseUntil, null);
-  assert.equal(await worker(async () => "$x").processNext(), false, "nothing else is due");
+  assert.equal(await worker(async () => "$x").runOnce(), 0, "nothing else is due");
 });
 
 test("transient failures are retried later with backoff, then fail after max attempts", async () => {
@@ -45,14 +49,14 @@ test("transient failures are retried later with backoff, then fail after max att
     throw new MatrixError({ errcode: "M_UNKNOWN", error: "bad gateway" }, 502);
   }, 2);
   const start = Date.now();
-  await w.processNext();
+  await w.runOnce();
   let row = await db.submission.findUniqueOrThrow({ where: { id } });
   assert.equal(row.status, "queued");
   assert.equal(row.attempts, 1);
   assert.match(row.lastError ?? "", /502/);
   assert.ok(row.nextAttemptAt.getTime() >= start + 1000, "retry is scheduled at least the base delay later");
-  assert.equal(await w.processNext(), false, "not due yet");
-  await w.processNext(new Date(row.nextAttemptAt.getTime() + 1));
+  assert.equal(await w.runOnce(), 0, "not due yet");
+  await w.runOnce(new Date(row.nextAttemptAt.getTime() + 1));
   row = await db.submission.findUniqueOrThrow({ where: { id } });
   assert.equal(row.status, "failed");
   assert.equal(row.attempts, 2);
@@ -62,7 +66,7 @@ test("the server's retry_after_ms is honoured", async () => {
   const id = await enqueue();
   await worker(async () => {
     throw new MatrixError({ errcode: "M_LIMIT_EXCEEDED", error: "slow down", retry_after_ms: 60_000 }, 429);
-  }).processNext();
+  }).runOnce();
   const row = await db.submission.findUniqueOrThrow({ where: { id } });
   assert.equal(row.status, "queued");
   assert.ok(row.nextAttemptAt.getTime() >= Date.now() + 55_000);
@@ -73,7 +77,7 @@ test("permanent failures are recorded on the row at once", async () => {
   const id = await enqueue();
   await worker(async () => {
     throw new MatrixError({ errcode: "M_FORBIDDEN", error: "not allowed" }, 403);
-  }).processNext();
+  }).runOnce();
   const row = await db.submission.findUniqueOrThrow({ where: { id } });
   assert.equal(row.status, "failed");
   assert.match(row.lastError ?? "", /M_FORBIDDEN/);
@@ -88,9 +92,9 @@ test("a leased row is not taken by a second worker until its lease expires", asy
     calls++;
     return "$late";
   });
-  assert.equal(await w.processNext(), false);
+  assert.equal(await w.runOnce(), 0);
   assert.equal(calls, 0);
-  await w.processNext(new Date(Date.now() + 61_000));
+  await w.runOnce(new Date(Date.now() + 61_000));
   assert.equal(calls, 1);
   assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
 });
@@ -140,5 +144,156 @@ test("with the homeserver unreachable, a real submission stays queued with the e
     assert.equal(health.queue.queued, 1);
   } finally {
     await service.stop();
+  }
+});
+
+test("a homeserver that accepts but never answers: the send times out and is retried like any failure", async () => {
+  // Accepts connections and never answers on them.
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => held.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const siteId = uniqueSiteId("silent");
+  const service = await startTestService({
+    sites: { [siteId]: { origins: [TEST_ORIGIN] } },
+    overrides: { "matrix.homeserver_url": `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, "matrix.request_timeout_ms": 300, "server.listen_port": 0 },
+  });
+  try {
+    const visitor = new Visitor(service.url, TEST_ORIGIN);
+    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "into the void"), { "idempotency-key": "silent" });
+    assert.equal(res.status, 202);
+    const { submission_id } = (await res.json()) as { submission_id: string };
+    const row = await eventually(async () => service.services.db.submission.findFirst({ where: { id: submission_id, attempts: { gte: 2 } } }), 20_000, "a retried attempt");
+    assert.equal(row.status, "queued");
+    assert.match(row.lastError ?? "", /TIMEDOUT/);
+  } finally {
+    await service.stop();
+    held.forEach((socket) => socket.destroy());
+    silent.close();
+  }
+});
+
+/** Queues `count` submissions for each page, in order; returns their ids per page. */
+async function enqueueLanes(target: Db, siteId: string, pages: string[], count: number): Promise<Map<string, string[]>> {
+  const lanes = new Map<string, string[]>(pages.map((p) => [p, []]));
+  for (let i = 0; i < count; i++) {
+    for (const pageSlug of pages) {
+      const id = randomUUID();
+      await target.submission.create({ data: { id, kind: "test", siteId, pageSlug, authorPublicKey: "k", payload: "{}", createdAt: submissionStamp() } });
+      lanes.get(pageSlug)!.push(id);
+    }
+  }
+  return lanes;
+}
+
+/** A handler recording which submissions ran, in what order per page, and whether a page ever had two at once. */
+function laneRecorder(gate: (s: Submission) => Promise<void> = async () => {}) {
+  const performed = new Map<string, string[]>();
+  const active = new Map<string, number>();
+  const calls = new Map<string, number>();
+  let overlap = false;
+  const handler: SubmissionHandler = async (s) => {
+    active.set(s.pageSlug, (active.get(s.pageSlug) ?? 0) + 1);
+    if (active.get(s.pageSlug)! > 1) overlap = true;
+    calls.set(s.id, (calls.get(s.id) ?? 0) + 1);
+    await gate(s);
+    await new Promise((r) => setImmediate(r));
+    performed.set(s.pageSlug, [...(performed.get(s.pageSlug) ?? []), s.id]);
+    active.set(s.pageSlug, active.get(s.pageSlug)! - 1);
+    return `$${s.id}`;
+  };
+  return { handler, performed, calls, overlap: () => overlap };
+}
+
+const options = (concurrency: number, provider: "sqlite" | "postgres" = "sqlite") => ({ pollIntervalMs: 10, maxAttempts: 3, retryBaseMs: 1000, concurrency, leaseMs: 60_000, provider });
+
+test("a page's submissions run one at a time in submission order, pages run side by side", async () => {
+  const pages = ["lane-a", "lane-b", "lane-c"];
+  const lanes = await enqueueLanes(db, "q", pages, 5);
+  // lane-a's first submission waits until lane-b's first has started: only parallel pages get past it.
+  let bStarted!: () => void;
+  const bRunning = new Promise<void>((r) => (bStarted = r));
+  const rec = laneRecorder(async (s) => {
+    if (s.id === lanes.get("lane-b")![0]) bStarted();
+    if (s.id === lanes.get("lane-a")![0]) await bRunning;
+  });
+  const w = new QueueWorker(db, { test: rec.handler }, options(4));
+  w.start();
+  try {
+    await eventually(async () => (await db.submission.count({ where: { pageSlug: { in: pages }, status: "queued" } })) === 0, 20_000, "the lanes drained");
+  } finally {
+    await w.stop();
+  }
+  for (const page of pages) assert.deepEqual(rec.performed.get(page), lanes.get(page), `${page} in submission order`);
+  assert.equal(rec.overlap(), false, "never two of one page at once");
+});
+
+test("a head waiting out a retry blocks its own page only", async () => {
+  const lanes = await enqueueLanes(db, "q", ["stuck", "free"], 3);
+  const stuckHead = lanes.get("stuck")![0]!;
+  let failHead = true;
+  const rec = laneRecorder(async (s) => {
+    if (s.id === stuckHead && failHead) throw new MatrixError({ errcode: "M_UNKNOWN", error: "room unavailable" }, 502);
+  });
+  const w = new QueueWorker(db, { test: rec.handler }, options(4));
+  while ((await w.runOnce()) > 0);
+  assert.deepEqual(rec.performed.get("free"), lanes.get("free"), "the other page drained");
+  assert.equal(rec.performed.get("stuck"), undefined, "nothing overtook the failed head");
+  const head = await db.submission.findUniqueOrThrow({ where: { id: stuckHead } });
+  assert.equal(head.status, "queued");
+  failHead = false;
+  let later = new Date(head.nextAttemptAt.getTime() + 1);
+  while ((await w.runOnce(later)) > 0) later = new Date(later.getTime() + 1);
+  assert.deepEqual(rec.performed.get("stuck"), lanes.get("stuck"), "after the retry, in order");
+});
+
+test("the lease is renewed while a slow perform runs: no other worker takes the row", async () => {
+  const [id] = (await enqueueLanes(db, "q", ["slow"], 1)).get("slow")!;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const slow = laneRecorder(() => released);
+  const first = new QueueWorker(db, { test: slow.handler }, { ...options(1), leaseMs: 1000 });
+  const second = laneRecorder();
+  const other = new QueueWorker(db, { test: second.handler }, options(1));
+  first.start();
+  try {
+    const claimed = await eventually(async () => db.submission.findFirst({ where: { id, attempts: 1 } }), 10_000, "the claim");
+    const originalLease = claimed.leaseUntil!.getTime();
+    await eventually(async () => (await db.submission.findUniqueOrThrow({ where: { id } })).leaseUntil!.getTime() > originalLease, 10_000, "a renewed lease");
+    await eventually(async () => Date.now() > originalLease + 100, 10_000, "the original lease to pass");
+    assert.equal(await other.runOnce(), 0, "the renewed lease keeps the row");
+    release();
+    await eventually(async () => db.submission.findFirst({ where: { id, status: "sent" } }), 10_000, "the slow send recorded");
+  } finally {
+    release();
+    await first.stop();
+  }
+  assert.equal(second.calls.size, 0);
+  assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).attempts, 1);
+});
+
+test("on PostgreSQL, two instances' workers share one queue: each row once, each page in order", async () => {
+  const database = await freshDatabase("postgres");
+  await migrate(database.url);
+  const pgDb = await openDatabase(database.url);
+  try {
+    await pgDb.site.create({ data: { id: "q", source: "config" } });
+    const pages = ["p1", "p2", "p3", "p4", "p5", "p6"];
+    const lanes = await enqueueLanes(pgDb, "q", pages, 5);
+    // One recorder for both: it sees a page's submissions whichever instance performs them.
+    const rec = laneRecorder();
+    const workers = [new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres")), new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres"))];
+    workers.forEach((w) => w.start());
+    try {
+      await eventually(async () => (await pgDb.submission.count({ where: { status: "queued" } })) === 0, 30_000, "the queue drained");
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+    assert.ok([...rec.calls.values()].every((n) => n === 1), "no row performed twice");
+    assert.equal(rec.calls.size, 30);
+    for (const page of pages) assert.deepEqual(rec.performed.get(page), lanes.get(page), `${page} in submission order`);
+    assert.equal(rec.overlap(), false, "never two of one page at once");
+  } finally {
+    await pgDb.$disconnect();
+    await database.drop();
   }
 });

@@ -309,7 +309,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
           throw Object.assign(new Error("simulated crash"), { statusCode: 500, errcode: "M_UNKNOWN", error: "simulated crash" });
         }
       }
-      await new RetirementPass(service.services.db, new CrashingHomeserver(TEST_HOMESERVER_URL, TEST_AS_TOKEN, names), () => {}).runAll();
+      await new RetirementPass(service.services.db, new CrashingHomeserver(TEST_HOMESERVER_URL, TEST_AS_TOKEN, names, 30_000), () => {}).runAll();
       const row = await service.services.db.retirement.findFirstOrThrow({ where: { siteId: site } });
       assert.equal(row.attempts, 1);
       assert.match(row.lastError ?? "", /M_UNKNOWN simulated crash/);

@@ -80,6 +80,9 @@ export async function startTestService(
 ): Promise<TestService> {
   const config = buildConfig(testConfigDocument({ databaseUrl: options.databaseUrl, sites: options.sites }), options.overrides ?? {});
   const running = await startService(config, { worker: options.worker ?? true, log: options.log ?? (() => {}) });
+  // fetch keeps connections alive to an instance stopped earlier on this port; each fails once
+  // ("other side closed"): spend them before the caller's requests.
+  for (let i = 0; i < 5 && !(await fetch(`${running.url}/health`).then(() => true, () => false)); i++);
   return { ...running, config };
 }
 

@@ -38,13 +38,14 @@ describe("defaults", () => {
       namespacePrefix: "_service_",
       registrationFile: "./.data/appservice-registration.yaml",
       roomVersion: "12",
+      requestTimeoutMs: 30000,
     });
   });
   test("security: PoW difficulty 16 (contract default), no operator token", () => {
     assert.deepEqual(config.security, { operatorToken: null, allowPrivateVerificationOrigins: false, verificationPolicy: "optional", powDifficulty: 16, dnsResolver: null });
   });
   test("queue", () => {
-    assert.deepEqual(config.queue, { pollIntervalMs: 250, maxAttempts: 8, retryBaseMs: 1000 });
+    assert.deepEqual(config.queue, { pollIntervalMs: 250, maxAttempts: 8, retryBaseMs: 1000, concurrency: 8, leaseMs: 60000 });
   });
   test("rate limits", () => {
     assert.equal(config.rateLimit.enabled, true);

@@ -108,3 +108,26 @@ builder.queryField("comments", (t) =>
     },
   }),
 );
+
+builder.queryField("viewerReactions", (t) =>
+  t.field({
+    type: [builder.simpleObject("ViewerReaction", { fields: (f) => ({ eventId: f.string(), key: f.string() }) })],
+    description:
+      "The personal part of a personalized comment read: the reactions the verified viewer has in force on the given comments (a page already read). The proof is the one of comments().",
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      eventIds: t.arg.stringList({ required: true, description: `At most ${MAX_PER_PAGE}.` }),
+      authorPublicKey: t.arg.string(),
+      authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.comments.viewerReactions({
+        siteId: args.siteId,
+        pageSlug: args.pageSlug,
+        eventIds: args.eventIds,
+        authorPublicKey: args.authorPublicKey ?? null,
+        authorSignature: args.authorSignature ?? null,
+      }),
+  }),
+);

@@ -33,10 +33,11 @@ builder.subscriptionField("pageEvents", (t) =>
       siteId: t.arg.string({ required: true }),
       pageSlug: t.arg.string({ required: true }),
       after: t.arg.int({ description: "Resume after this event id (SSE Last-Event-ID); default: only new events." }),
+      until: t.arg.int({ description: "End once the events up to this id are delivered (a client's resume gap, read before it joins a shared feed); default: never." }),
     },
     subscribe: async (_root, args, ctx) => {
       await ctx.services.sites.requireReadable(args.siteId, args.pageSlug);
-      return ctx.services.pageEvents.open(args.siteId, args.pageSlug, args.after ?? null);
+      return ctx.services.pageEvents.open(args.siteId, args.pageSlug, args.after ?? null, args.until ?? null);
     },
     resolve: (event) => event,
   }),

@@ -33,9 +33,41 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
     authorSignature: input.body.author_signature ?? null,
   }),
   respond: (data) => ({ status: 200, body: { data: data.comments.data.map(toWireMessage), meta: data.comments.meta } }),
+  // A personalized read is the anonymous page plus the viewer's own reactions on it (`mine`).
+  cache: {
+    scope: "page",
+    personal: {
+      variables: ["authorPublicKey", "authorSignature"],
+      document: `query ViewerReactions($siteId: String!, $pageSlug: String!, $eventIds: [String!]!, $authorPublicKey: String, $authorSignature: String) {
+        viewerReactions(siteId: $siteId, pageSlug: $pageSlug, eventIds: $eventIds, authorPublicKey: $authorPublicKey, authorSignature: $authorSignature) { eventId key }
+      }`,
+      overlayVariables: (variables, body: MessagePageBody) => ({
+        siteId: variables.siteId,
+        pageSlug: variables.pageSlug,
+        eventIds: body.data.map((m) => m.event_id),
+        authorPublicKey: variables.authorPublicKey,
+        authorSignature: variables.authorSignature,
+      }),
+      overlay: (body: MessagePageBody, data: { viewerReactions: Array<{ eventId: string; key: string }> }): MessagePageBody => {
+        const mine = new Set(data.viewerReactions.map((r) => `${r.eventId}\u0000${r.key}`));
+        if (mine.size === 0) return body;
+        return {
+          ...body,
+          data: body.data.map((m) =>
+            m.reactions.some((r) => mine.has(`${m.event_id}\u0000${r.key}`)) ? { ...m, reactions: m.reactions.map((r) => ({ ...r, mine: mine.has(`${m.event_id}\u0000${r.key}`) })) } : m,
+          ),
+        };
+      },
+    },
+  },
   responses: { 200: { description: "One page of comments.", schema: ref("MessagePage") } },
   problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
+
+interface MessagePageBody {
+  data: Array<{ event_id: string; reactions: Array<{ key: string; count: number; mine: boolean }> }>;
+  meta: unknown;
+}
 
 const postProblems = { 404: ["comment-not-found", "media-not-found", "sticker-not-found"], 409: ["comment-redacted"] };
 const commentPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments";

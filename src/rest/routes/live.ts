@@ -26,14 +26,15 @@ export const pageEvents: StreamRoute = {
   tag: "Comments",
   summary: "Live events of a page as server-sent events.",
   description:
-    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. The first message is an `ephemeral` typing snapshot. A comment line is sent as keep-alive at least every 25 s. A Last-Event-ID that is not a decimal integer 0-2147483647 is 400 validation-error. Over the instance\'s open-stream cap a connect is 429 rate-limited; a client that leaves more than 1 MiB unread is disconnected (it resumes with Last-Event-ID).',
+    'Each message is unnamed, with `id:` (send it back as Last-Event-ID to resume) and `data:` {"type", "payload"}. The first message is an `ephemeral` typing snapshot. A comment line is sent as keep-alive at least every 25 s. A Last-Event-ID that is not a decimal integer 0-2147483647 is 400 validation-error. Over the instance\'s open-stream cap a connect is 429 rate-limited; a client that leaves more than the instance\'s bound unread (configuration key live.max_unsent_bytes, default 1 MiB) is disconnected (it resumes with Last-Event-ID).',
   auth: "public",
   rateLimit: "sse",
   params: pagePath,
-  document: `subscription PageEvents($siteId: String!, $pageSlug: String!, $after: Int) {
-    pageEvents(siteId: $siteId, pageSlug: $pageSlug, after: $after) { id type message { ...MessageFields } payload }
+  document: `subscription PageEvents($siteId: String!, $pageSlug: String!, $after: Int, $until: Int) {
+    pageEvents(siteId: $siteId, pageSlug: $pageSlug, after: $after, until: $until) { id type message { ...MessageFields } payload }
   }${MESSAGE_FIELDS}`,
   variables: (input) => ({ ...pageVariables(input), after: lastEventId(input.headers["last-event-id"]) }),
+  resume: { after: "after", until: "until" },
   frame: (data) => {
     const event = data.pageEvents;
     return { id: String(event.id), data: { type: event.type, payload: event.message ? toWireMessage(event.message) : (event.payload ?? {}) } };

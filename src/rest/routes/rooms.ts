@@ -26,6 +26,7 @@ export const getRoom: OperationRoute = {
     }
   }`,
   variables: pageVariables,
+  cache: { scope: "page" },
   respond: (data) => ({ status: 200, body: data.pageRoom }),
   responses: { 200: { description: "The room info.", schema: ref("RoomInfo") } },
   problems: PAGE_PROBLEMS,
@@ -45,6 +46,7 @@ export const getPageModerators: OperationRoute = {
     pageRoles(siteId: $siteId, pageSlug: $pageSlug) { room_id: roomId moderators ${ROLE_MEMBER} }
   }`,
   variables: pageVariables,
+  cache: { scope: "page" },
   respond: (data) => ({ status: 200, body: data.pageRoles }),
   responses: { 200: { description: "The moderators.", schema: ref("PageModerators") } },
   problems: PAGE_PROBLEMS,
@@ -67,6 +69,7 @@ export const getPageRoles: OperationRoute = {
     }
   }`,
   variables: pageVariables,
+  cache: { scope: "page" },
   respond: (data) => ({ status: 200, body: data.pageRoles }),
   responses: { 200: { description: "The page roles.", schema: ref("PageRoles") } },
   problems: PAGE_PROBLEMS,
@@ -85,6 +88,7 @@ export const getSiteRoles: OperationRoute = {
   params: sitePath,
   document: `query SiteRoles($siteId: String!) { siteRoles(siteId: $siteId) { admins ${ROLE_MEMBER} managers ${ROLE_MEMBER} } }`,
   variables: (input) => ({ siteId: input.params.site_id }),
+  cache: { scope: "site" },
   respond: (data) => ({ status: 200, body: data.siteRoles }),
   responses: { 200: { description: "The site roles.", schema: ref("SiteRoles") } },
   problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },

@@ -1,0 +1,84 @@
+// Public reads through the read cache, in front of their GraphQL execution: the adapter has
+// already rate-limited and validated the request. A hit is written as stored; a miss executes
+// the route's operation once (concurrent identical misses share it) and stores the 200 body.
+// A personalized read is the anonymous body plus one more operation (the route's overlay),
+// which verifies the personalization and reads only what is personal.
+import { parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import type { Config } from "../config/config.ts";
+import type { ClusterSignals } from "../cluster/signals.ts";
+import { CachedRead, ReadCache, type Generation, type ReadScope } from "./read-cache.ts";
+import type { OperationRoute, Route, RouteCache, RouteResult } from "./route.ts";
+
+/** Runs a GraphQL document (null: the route's own) with variables; resolves its data or throws its first error. */
+export type Execute = (document: DocumentNode | null, variables: Record<string, unknown>) => Promise<any>;
+
+export class CachedReads {
+  readonly cache: ReadCache;
+  private readonly overlays = new Map<Route, DocumentNode>();
+  private readonly inflight = new Map<string, { since: Generation; read: Promise<CachedRead | RouteResult> }>();
+
+  constructor(
+    config: Config,
+    signals: ClusterSignals,
+    schema: GraphQLSchema,
+    routes: Route[],
+  ) {
+    this.cache = new ReadCache(config.readCache, signals);
+    for (const route of routes) {
+      const personal = route.kind === "operation" ? route.cache?.personal : undefined;
+      if (!personal) continue;
+      const document = parse(personal.document);
+      const errors = validate(schema, document);
+      if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid overlay document: ${errors[0]!.message}`);
+      this.overlays.set(route, document);
+    }
+  }
+
+  async read(
+    route: OperationRoute,
+    cache: RouteCache,
+    variables: Record<string, unknown>,
+    /** What absolute URLs in the body are built on (MediaUrls.resolveBase): part of the key. */
+    base: string | null,
+    execute: Execute,
+  ): Promise<CachedRead | RouteResult> {
+    const personal = cache.personal;
+    let anonymous = variables;
+    let isPersonal = false;
+    if (personal) {
+      anonymous = { ...variables };
+      for (const name of personal.variables) {
+        if (variables[name] !== null && variables[name] !== undefined) isPersonal = true;
+        anonymous[name] = null;
+      }
+    }
+    const key = `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(anonymous)}`;
+    const result = this.cache.get(key) ?? (await this.miss(route, cache, key, anonymous, execute));
+    if (!isPersonal || !(result instanceof CachedRead)) return result;
+    const data = await execute(this.overlays.get(route)!, personal!.overlayVariables(variables, result.value));
+    const body = personal!.overlay(result.value, data);
+    // Nothing personal on this page: the stored bytes are the answer.
+    return body === result.value ? result : { status: 200, body };
+  }
+
+  /** Scopes are read from the variables siteId and pageSlug. */
+  private miss(route: OperationRoute, cache: RouteCache, key: string, variables: Record<string, unknown>, execute: Execute): Promise<CachedRead | RouteResult> {
+    const scope: ReadScope = { siteId: String(variables.siteId), pageSlug: cache.scope === "page" ? String(variables.pageSlug) : null };
+    const running = this.inflight.get(key);
+    // Joining a read that started before a change would serve what the change replaced.
+    if (running && this.cache.unchangedSince(running.since)) return running.read;
+    const since = this.cache.generation(scope);
+    const read = (async (): Promise<CachedRead | RouteResult> => {
+      const result = route.respond(await execute(null, variables));
+      if (result.status !== 200 || result.headers) return result;
+      return this.cache.set(key, scope, result.body, JSON.stringify(result.body), since);
+    })();
+    const entry = { since, read };
+    this.inflight.set(key, entry);
+    const done = () => {
+      if (this.inflight.get(key) === entry) this.inflight.delete(key);
+    };
+    read.then(done, done);
+    return read;
+  }
+}

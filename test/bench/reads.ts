@@ -1,0 +1,67 @@
+// Read figures: QUERY of page 1 and page 400 of the seeded 10,000-comment page (anonymous) and a
+// personalized page 1, each next to a bare node:http server returning the same body; the room
+// and roles reads likewise. Every figure is driven by the load generator in a second process.
+import { signatureArrays } from "../../src/security/author-proof.ts";
+import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
+
+/** Slices per figure: the service and its reference take turns, so a machine whose load varies weighs on both alike. */
+const ROUNDS = 3;
+
+/** LoadResults of consecutive slices as one: requests per second over their sum, percentiles weighted by requests. */
+function combine(results: LoadResult[]): LoadResult {
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  const seconds = results.reduce((n, r) => n + r.requests / Math.max(r.requestsPerSecond, 1e-9), 0);
+  const weighted = (pick: (r: LoadResult) => number) => results.reduce((n, r) => n + pick(r) * r.requests, 0) / Math.max(requests, 1);
+  const statuses: Record<string, number> = {};
+  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return { requests, requestsPerSecond: requests / seconds, p50Ms: weighted((r) => r.p50Ms), p99Ms: weighted((r) => r.p99Ms), statuses, errors: results.reduce((n, r) => n + r.errors, 0), lastBodyBytes: results.at(-1)!.lastBodyBytes };
+}
+
+/** Measures `request` against the service and against a bare node:http server returning the same body, in alternating slices. */
+async function sideBySide(ctx: BenchContext, figure: string, request: Omit<LoadOptions, "url">, path: string): Promise<BenchRow> {
+  const url = `${ctx.serviceUrl}${path}`;
+  const sample = await fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
+  const body = Buffer.from(await sample.arrayBuffer());
+  if (sample.status !== 200) throw new Error(`${figure}: HTTP ${sample.status}: ${body.toString()}`);
+  const reference = await ctx.reference(body);
+  const service: LoadResult[] = [];
+  const bare: LoadResult[] = [];
+  try {
+    const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
+      service.push(await ctx.load({ ...request, url, durationMs, warmupMs: 300 }));
+      bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs: 300 }));
+    }
+  } finally {
+    await reference.stop();
+  }
+  const measured = combine(service);
+  const referenced = combine(bare);
+  const suspect = measured.errors > 0 || Object.keys(measured.statuses).some((s) => s !== "200") ? ` (statuses ${JSON.stringify(measured.statuses)}, ${measured.errors} errors)` : "";
+  return {
+    figure: `${figure} (${(body.length / 1024).toFixed(1)} KB)`,
+    value: format.load(measured) + suspect,
+    reference: `node:http, same body: ${format.load(referenced)}`,
+    ratio: format.ratio(measured.requestsPerSecond, referenced.requestsPerSecond),
+  };
+}
+
+export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
+  const { siteId, pageSlug } = ctx.seeded;
+  const page = `/api/v1/sites/${siteId}/pages/${pageSlug}`;
+  const query = (body: Record<string, unknown>) => ({ method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const rows: BenchRow[] = [];
+  rows.push(await sideBySide(ctx, `QUERY page 1 (20) of ${ctx.seeded.commentCount}, anonymous`, query({ page: 1, per_page: 20 }), `${page}/comments`));
+  rows.push(await sideBySide(ctx, `QUERY page 400 (20) of ${ctx.seeded.commentCount}, anonymous`, query({ page: 400, per_page: 20 }), `${page}/comments`));
+  // Personalized: the seeded viewer, whose reactions on page 1 are `mine`.
+  const viewer = ctx.seeded.viewer;
+  const signature = viewer.sign(signatureArrays.queryComments(siteId, pageSlug));
+  rows.push(
+    await sideBySide(ctx, "QUERY page 1 (20), personalized", query({ page: 1, per_page: 20, author_public_key: viewer.key, author_signature: signature }), `${page}/comments`),
+  );
+  rows.push(await sideBySide(ctx, "GET room", {}, `${page}/room`));
+  rows.push(await sideBySide(ctx, "GET page roles", {}, `${page}/roles`));
+  rows.push(await sideBySide(ctx, "GET moderators", {}, `${page}/moderators`));
+  rows.push(await sideBySide(ctx, "GET site roles", {}, `/api/v1/sites/${siteId}/roles`));
+  return rows;
+}
