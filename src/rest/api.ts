@@ -252,9 +252,11 @@ export class RestApi {
     };
     res.once("close", free);
     try {
+      // Frames carry absolute media URLs: clients reaching the service under one base URL share a feed.
+      const base = this.services.mediaUrls.resolveBase(request);
       const joined = await this.feeds.join(
-        `${route.operationId}\u0000${JSON.stringify(shared)}`,
-        () => this.frames(prepared, { ...shared, [route.resume.after]: null }, null),
+        `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(shared)}`,
+        () => this.frames(prepared, { ...shared, [route.resume.after]: null }, null, base),
         resumeAfter ?? 0,
         maxUnsent,
         () => (writer ? writer.close() : res.destroy()),
@@ -265,7 +267,7 @@ export class RestApi {
         client.close();
         return;
       }
-      catchUp = await this.frames(prepared, { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until }, request);
+      catchUp = await this.frames(prepared, { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until }, request, base);
       if (!open) return;
       writer = new SseWriter(res, headers, maxUnsent);
       for (let next = await catchUp.next(); !next.done && open; next = await catchUp.next()) {
@@ -281,10 +283,14 @@ export class RestApi {
     }
   }
 
-  /** A subscription's results as serialized SSE messages; `request` null for a shared feed, which outlives any one request. */
-  private async frames(prepared: Prepared, variableValues: Record<string, unknown>, request: RequestInfo | null): Promise<AsyncIterator<Frame>> {
+  /**
+   * A subscription's results as serialized SSE messages; `request` null for a shared feed, which
+   * outlives any one request, so the base URL of its media URLs is given.
+   */
+  private async frames(prepared: Prepared, variableValues: Record<string, unknown>, request: RequestInfo | null, mediaBase: string | null): Promise<AsyncIterator<Frame>> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
-    const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue: createContext(this.services, request) });
+    const contextValue = { ...createContext(this.services, request), mediaBase };
+    const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue });
     if (!(Symbol.asyncIterator in result)) {
       throwFirstError(result);
       throw new Error("subscription returned no stream");

@@ -55,10 +55,18 @@ export class CachedReads {
     const key = `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(anonymous)}`;
     const result = this.cache.get(key) ?? (await this.miss(route, cache, key, anonymous, execute));
     if (!isPersonal || !(result instanceof CachedRead)) return result;
+    // A viewer's page is derived data like the anonymous one, dropped by the same changes: a
+    // repeated personalized read (the same verified proof) costs a lookup too.
+    const personalKey = `${key}\u0000${JSON.stringify(personal!.variables.map((name) => variables[name]))}`;
+    const cached = this.cache.get(personalKey);
+    if (cached) return cached;
+    // Only an overlay of the stored anonymous body may be stored: a body that was never stored
+    // may predate a change.
+    const since = this.cache.get(key) === result ? this.cache.generation(result.scope) : null;
     const data = await execute(this.overlays.get(route)!, personal!.overlayVariables(variables, result.value));
     const body = personal!.overlay(result.value, data);
-    // Nothing personal on this page: the stored bytes are the answer.
-    return body === result.value ? result : { status: 200, body };
+    if (since === null) return body === result.value ? result : { status: 200, body };
+    return this.cache.set(personalKey, result.scope, body, body === result.value ? result.body.toString() : JSON.stringify(body), since);
   }
 
   /** Scopes are read from the variables siteId and pageSlug. */
