@@ -7,6 +7,7 @@ import { isUniqueViolation, type Db } from "../db/client.ts";
 import { classifyMatrixError } from "../matrix/errors.ts";
 import { retryDelayMs } from "../queue/backoff.ts";
 import type { RoomEvent } from "../projection/room-event.ts";
+import { PeriodicPass } from "../server/periodic-pass.ts";
 
 const LEASE_MS = 60_000;
 /** How often a running bot looks for rows it was not woken for (retries, rows another instance stored). */
@@ -19,10 +20,8 @@ export interface BotInboxOptions {
 }
 
 export class BotInbox {
-  private running = false;
-  private draining: Promise<void> | null = null;
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
+  /** Woken by every stored event and polled; not started, it only stores (an API-only instance). */
+  private readonly pass = new PeriodicPass(() => this.drain());
 
   constructor(
     private readonly db: Db,
@@ -37,44 +36,24 @@ export class BotInbox {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    this.wake();
+    this.pass.kick();
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.timer.unref();
-    this.wake();
+    this.pass.start(POLL_INTERVAL_MS);
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    await this.draining;
+  stop(): Promise<void> {
+    return this.pass.stop();
   }
 
-  /** Handles every due row, in the background; a no-op unless started (API-only instances only store). */
-  wake(): void {
-    if (!this.running) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drain().finally(() => {
-      this.draining = null;
-    });
-  }
-
+  /** Handles every due row; stops between rows once the inbox is stopped. Never throws. */
   private async drain(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        while (this.running && (await this.processNext())) {}
-      } catch (err) {
-        this.options.log(`bot: inbox: ${(err as Error).message}`);
-      }
-    } while (this.again && this.running);
+    try {
+      while (this.pass.started && (await this.processNext())) {}
+    } catch (err) {
+      this.options.log(`bot: inbox: ${(err as Error).message}`);
+    }
   }
 
   /** Leases and handles the oldest due row; false when there is none. */

@@ -13,7 +13,7 @@ import {
 import type { Auth, Route } from "./route.ts";
 import { isRateLimited } from "./rate-limits.ts";
 import { components, type JSONSchema } from "./schemas.ts";
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
+import { HOMESERVER_RETRY_AFTER_SECONDS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
 
 /**
  * Descriptions of the tags routes use; the document lists the tags in use (one missing here
@@ -89,6 +89,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: "Unsupported media type",
   429: "Rate limited",
   500: "Server error",
+  502: "Bad gateway",
   503: "Unavailable",
 };
 
@@ -224,6 +225,7 @@ function problemResponses(route: Route): ResponsesObject {
       description: `${STATUS_TEXT[status] ?? "Error"}: ${names.join(", ")}.`,
       "x-problem-codes": names,
       ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left." } } } : {}),
+      ...(set.has("homeserver-unavailable") ? { headers: { "Retry-After": { schema: { type: "integer" }, description: `With homeserver-unavailable: ${HOMESERVER_RETRY_AFTER_SECONDS} seconds, a constant.` } } } : {}),
       content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }

@@ -1,5 +1,6 @@
 // RFC 9457 problem details: the one mapping from failures to HTTP error responses.
 import { DomainError, type FieldError } from "../domain/errors.ts";
+import { homeserverFailure } from "../matrix/errors.ts";
 
 export const PROBLEM_TYPE_BASE = "urn:comment-service:problem:";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -25,6 +26,7 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  502: "Bad Gateway",
   503: "Service Unavailable",
 };
 
@@ -45,13 +47,37 @@ export interface ProblemResponse {
   headers: Record<string, string>;
 }
 
-/** Maps any thrown value to a problem; unexpected errors become an opaque 500. */
+/** The Retry-After (seconds) of 503 homeserver-unavailable: a constant, not a prediction. */
+export const HOMESERVER_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * Homeserver failures of routes that wait on the homeserver (uploads, avatars, sticker edits):
+ * 503 homeserver-unavailable (unreachable, timed out, 5xx, 429; nothing was recorded, so the
+ * same request, Idempotency-Key included, may be retried) or 502 homeserver-refused (a
+ * permanent Matrix refusal). Classified here, where every failure becomes a problem, rather than
+ * by wrapping each call: those calls sit deep in provisioning and the operations, and the
+ * classification recognises only matrix-bot-sdk's and fetch's error shapes, never the database's.
+ */
+const homeserverProblems = {
+  unavailable: () =>
+    new DomainError("homeserver-unavailable", 503, "The homeserver is unavailable; retry later.", {
+      headers: { "Retry-After": String(HOMESERVER_RETRY_AFTER_SECONDS) },
+    }),
+  refused: () => new DomainError("homeserver-refused", 502, "The homeserver refused the change."),
+};
+
+/**
+ * Maps any thrown value to a problem; unexpected errors become an opaque 500. `unexpected` asks
+ * for the error to be logged: those 500s, and homeserver refusals (a misconfigured room or bot).
+ */
 export function toProblem(err: unknown, instance?: string): ProblemResponse & { unexpected: boolean } {
+  const failure = err instanceof DomainError ? null : homeserverFailure(err);
+  if (failure) err = homeserverProblems[failure]();
   if (err instanceof DomainError) {
     return {
       problem: problem(err.code, err.status, err.message, { errors: err.extra.errors, instance }),
       headers: err.extra.headers ?? {},
-      unexpected: false,
+      unexpected: failure === "refused",
     };
   }
   return { problem: problem("internal-error", 500, "The service failed to handle this request.", { instance }), headers: {}, unexpected: true };

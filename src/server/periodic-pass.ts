@@ -8,6 +8,11 @@ export class PeriodicPass {
   /** `run` must not throw. */
   constructor(private readonly run: () => Promise<void>) {}
 
+  /** Whether the pass is started (and not stopped): a long run may check it to end early on stop. */
+  get started(): boolean {
+    return this.timer !== null;
+  }
+
   /** Runs now (work an earlier process left) and then every interval. */
   start(intervalMs: number): void {
     if (this.timer) return;

@@ -8,6 +8,12 @@ export const sitePath = { site_id: pathParams.site_id };
 export const pagePath = { site_id: pathParams.site_id, page_slug: pathParams.page_slug };
 export const pageVariables = (input: RouteInput) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug });
 
+/**
+ * The problems of a route that waits on the homeserver (src/rest/problem.ts maps its failures):
+ * 503 homeserver-unavailable with Retry-After, 502 homeserver-refused.
+ */
+export const homeserverProblems = (): Record<number, string[]> => ({ 502: ["homeserver-refused"], 503: ["homeserver-unavailable"] });
+
 export const operatorAuth = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
 
 /** The operator's mirror of an owner route: the same operation and answers, under operator auth. */

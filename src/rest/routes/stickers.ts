@@ -2,7 +2,7 @@
 // or the operator, with the earlier revision's `?shortcode=` delete form.
 import type { OperationRoute, RouteInput } from "../route.ts";
 import { pathParams, ref, requestBodies } from "../schemas.ts";
-import { alternate, operatorMirror as mirror, sitePath } from "./shared.ts";
+import { alternate, homeserverProblems, operatorMirror as mirror, sitePath } from "./shared.ts";
 
 const PACK = `{
   pack_id: packId display_name: displayName avatar_url: avatarUrl avatar_proxy_url: avatarProxyUrl
@@ -60,7 +60,7 @@ export const addSticker: OperationRoute<any, typeof requestBodies.addSticker> = 
   variables: (input) => ({ siteId: input.params.site_id, packId: input.params.pack_id, ...input.body }),
   respond: (data) => ({ status: 200, body: data.addSticker }),
   responses: updated,
-  problems: {},
+  problems: homeserverProblems(),
 };
 
 export const removeSticker: OperationRoute = {
@@ -75,7 +75,7 @@ export const removeSticker: OperationRoute = {
   variables: removeVariables((input) => input.params.shortcode),
   respond: (data) => ({ status: 200, body: data.removeSticker }),
   responses: updated,
-  problems: {},
+  problems: homeserverProblems(),
 };
 
 export const removeStickerByQuery = alternate(removeSticker, STICKERS, {
@@ -85,7 +85,7 @@ export const removeStickerByQuery = alternate(removeSticker, STICKERS, {
 });
 
 /** The operator's mirrors check the site themselves: 404 unregistered, 410 while it is retiring. */
-const OPERATOR_PROBLEMS = { 404: ["site-not-found"], 410: ["site-retired"] };
+const OPERATOR_PROBLEMS = { 404: ["site-not-found"], 410: ["site-retired"], ...homeserverProblems() };
 
 export const operatorAddSticker = mirror(addSticker, "operatorAddSticker", OPERATOR_STICKERS, { problems: OPERATOR_PROBLEMS });
 export const operatorRemoveSticker = mirror(removeSticker, "operatorRemoveSticker", `${OPERATOR_STICKERS}/{shortcode}`, { problems: OPERATOR_PROBLEMS });

@@ -1,7 +1,7 @@
 // Visitor media uploads: raw bytes in, the mxc:// URL out, for a media comment to post.
 import { ALLOWED_MEDIA_TYPES, declaredType, maxBytesFor } from "../../media/media-types.ts";
 import { authorProof, ref } from "../schemas.ts";
-import { pagePath } from "./shared.ts";
+import { homeserverProblems, pagePath } from "./shared.ts";
 import { visitorWriteRoute } from "./visitor-write.ts";
 
 const ACCEPTED = Object.keys(ALLOWED_MEDIA_TYPES).join(", ");
@@ -46,5 +46,5 @@ export const uploadMedia = visitorWriteRoute({
       fingerprintQuery: ["mime", "filename", "voice"],
     },
   },
-  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"] },
+  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
 });

@@ -4,7 +4,7 @@ import type { OperationRoute } from "../route.ts";
 import { authorProof, ref } from "../schemas.ts";
 import { maxBytesFor } from "../../media/media-types.ts";
 import { avatarType } from "../../writes/operations/upload-avatar.ts";
-import { sitePath } from "./shared.ts";
+import { homeserverProblems, sitePath } from "./shared.ts";
 import { uploadParams } from "./uploads.ts";
 import { visitorWriteRoute } from "./visitor-write.ts";
 
@@ -61,7 +61,7 @@ export const uploadAvatar = visitorWriteRoute({
       fingerprintQuery: ["mime", "filename"],
     },
   },
-  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"] },
+  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
 });
 
 export const deleteAvatar = visitorWriteRoute({
@@ -79,5 +79,5 @@ export const deleteAvatar = visitorWriteRoute({
   params: sitePath,
   query: { properties: { ...authorProof }, required: ["author_public_key", "author_signature", "challenge_response"] },
   body: null,
-  problems: {},
+  problems: homeserverProblems(),
 });

@@ -10,6 +10,7 @@ import { inspectUpload } from "../../media/sniff.ts";
 import { signatureArrays } from "../../security/author-proof.ts";
 import { applyAvatar } from "../../visitors/avatars.ts";
 import type { ImmediateOperation, OperationServices, SiteProofInput } from "../operation.ts";
+import { uploadAs } from "./upload-media.ts";
 
 export interface SetAvatarInput extends SiteProofInput {
   /** The declared type as sent (signed as sent). */
@@ -60,7 +61,7 @@ export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarRes
   signatureArray: (c, s) => signatureArrays.uploadAvatar(s.siteId, c.mime, c.sha256, s.challenge),
   async perform(c, scope, services) {
     const userId = await services.provisioner.ensureVisitor(scope.siteId, scope.author, null);
-    const url = await services.homeserver.uploadMedia(userId, c.body, c.declared.mime, c.filename);
+    const url = await uploadAs(services.homeserver, userId, c.body, c.declared.mime, c.filename);
     return { result: { avatarUrl: url }, persist: await setAvatar(services, userId, url) };
   },
   async replayed(result, scope, services) {

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { DomainError, validationError } from "../../domain/errors.ts";
 import { hasErrcode } from "../../matrix/errors.ts";
+import type { Homeserver } from "../../matrix/homeserver.ts";
 import { declaredType, type DeclaredType } from "../../media/media-types.ts";
 import { inspectUpload } from "../../media/sniff.ts";
 import { signatureArrays } from "../../security/author-proof.ts";
@@ -38,6 +39,15 @@ interface Checked {
   height: number | null;
 }
 
+/** Uploads a visitor's bytes as its virtual user; the mxc:// URL. */
+export function uploadAs(homeserver: Homeserver, userId: string, body: Buffer, mime: string, filename: string | null): Promise<string> {
+  return homeserver.uploadMedia(userId, body, mime, filename).catch((err: unknown) => {
+    // The homeserver's own cap is lower than this service's (media.max_*_bytes is set above it).
+    if (hasErrcode(err, "M_TOO_LARGE")) throw new DomainError("payload-too-large", 413, "The homeserver refuses uploads this large.");
+    throw err;
+  });
+}
+
 export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, UploadedMedia> = {
   kind: "media.upload",
   answer: "result",
@@ -54,11 +64,7 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
   signatureArray: (c, s) => signatureArrays.upload(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
   async perform(c, scope, { homeserver, provisioner }) {
     const userId = await provisioner.ensureVisitor(scope.siteId, scope.author, null);
-    const url = await homeserver.uploadMedia(userId, c.body, c.declared.mime, c.filename).catch((err: unknown) => {
-      // The homeserver's own cap is lower than this service's (media.max_*_bytes is set above it).
-      if (hasErrcode(err, "M_TOO_LARGE")) throw new DomainError("payload-too-large", 413, "The homeserver refuses uploads this large.");
-      throw err;
-    });
+    const url = await uploadAs(homeserver, userId, c.body, c.declared.mime, c.filename);
     const result: UploadedMedia = { url, filename: c.filename, mimetype: c.declared.mime, size: c.body.length, voice: c.voice };
     return {
       result,
