@@ -35,9 +35,20 @@ function rawResponse(status: number): IncomingMessage {
 describe("homeserverFailure", () => {
   test("a homeserver that cannot be reached is unavailable (matrix-bot-sdk and fetch, real errors)", async () => {
     const CLOSED = await closedUrl();
-    const sdk = await new Homeserver(CLOSED, "token", new MatrixNames("_service_", "hs")).joinedRooms("@u:hs").catch((err: unknown) => err);
+    const sdk = await new Homeserver(CLOSED, "token", new MatrixNames("_service_", "hs"), 5000).joinedRooms("@u:hs").catch((err: unknown) => err);
     assert.equal((sdk as { code?: string }).code, "ECONNREFUSED");
     assert.equal(homeserverFailure(sdk), "unavailable");
+    // A homeserver that accepts but never answers: the request deadline (matrix.request_timeout_ms).
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const late = await new Homeserver(url, "token", new MatrixNames("_service_", "hs"), 200).joinedRooms("@u:hs").catch((err: unknown) => err);
+      assert.equal(homeserverFailure(late), "unavailable", String(late));
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
     const fetched = await fetch(CLOSED).catch((err: unknown) => err);
     assert.equal(homeserverFailure(fetched), "unavailable", "fetch failed, caused by ECONNREFUSED");
     const timedOut = await fetch(CLOSED, { signal: AbortSignal.abort(new DOMException("timed out", "TimeoutError")) }).catch((err: unknown) => err);
