@@ -251,7 +251,7 @@ if (sections.length > 0) {
       try {
         rows.push(...(await section(ctx)));
       } catch (err) {
-        log(`section ${name} failed: ${(err as Error).stack ?? err}`);
+        log(`section ${name} failed: ${(err as Error).stack ?? err}${(err as Error).cause ? ` (cause: ${String((err as Error).cause)})` : ""}`);
         rows.push({ figure: `${name}: failed (${(err as Error).message})`, value: "", reference: "", ratio: "" });
       }
     }

@@ -20,7 +20,10 @@ function combine(results: LoadResult[]): LoadResult {
 /** Measures `request` against the service and against a bare node:http server returning the same body, in alternating slices. */
 async function sideBySide(ctx: BenchContext, figure: string, request: Omit<LoadOptions, "url">, path: string): Promise<BenchRow> {
   const url = `${ctx.serviceUrl}${path}`;
-  const sample = await fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
+  const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
+  // Seeding runs in this process and holds its event loop for seconds: a kept-alive connection
+  // may be closed by the server just as it is reused (ECONNRESET). Once more on a fresh one.
+  const sample = await get().catch(get);
   const body = Buffer.from(await sample.arrayBuffer());
   if (sample.status !== 200) throw new Error(`${figure}: HTTP ${sample.status}: ${body.toString()}`);
   const reference = await ctx.reference(body);
