@@ -65,6 +65,13 @@ export async function freshDatabase(provider: Provider): Promise<{ url: string; 
     drop: async () => {
       const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await c.connect();
+      // A stopped service's connections may still be closing: let them go before forcing the
+      // rest, so none of them is terminated mid-close (an error event nobody listens to any more).
+      for (let i = 0; i < 50; i++) {
+        const open = await c.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [name]);
+        if (Number(open.rows[0]?.n) === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
