@@ -5,29 +5,19 @@
 // requests succeed, and what the homeserver refuses for good is 502 homeserver-refused.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { png } from "../support/media-fixtures.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
+import { closedUrl } from "../support/closed-url.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const SITE = uniqueSiteId("hs-down");
 const PAGE = "page";
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;
-
-/** A URL nothing listens on: a port just freed. */
-async function closedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
 
 async function answer(res: Response): Promise<string> {
   const body = (await res.json()) as { code?: string };

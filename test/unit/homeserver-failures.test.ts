@@ -13,15 +13,7 @@ import { classifyMatrixError, homeserverFailure } from "../../src/matrix/errors.
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { HOMESERVER_RETRY_AFTER_SECONDS, toProblem } from "../../src/rest/problem.ts";
-
-/** A URL nothing listens on: a port just freed. */
-async function closedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
+import { closedUrl } from "../support/closed-url.ts";
 
 const matrixError = (status: number, errcode: string) => new MatrixError({ errcode, error: errcode }, status);
 
