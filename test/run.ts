@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { buildConfig } from "../src/config/config.ts";
 import { startLocalHomeserver, stopLocalHomeserver } from "../src/matrix/local-homeserver.ts";
-import { writeRegistration } from "../src/server/app.ts";
+import { writeRegistration } from "../src/app/app.ts";
 import { testConfigDocument } from "./support/harness.ts";
 import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "./support/environment.ts";
 

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config/config.ts";
 import { DEMO_ORIGIN, DEMO_SITE, devConfigDocument } from "../config/dev-defaults.ts";
 import { startLocalHomeserver } from "../matrix/local-homeserver.ts";
-import { startService, writeRegistration } from "../server/app.ts";
+import { startService, writeRegistration } from "../app/app.ts";
 
 const { values } = parseArgs({ options: { config: { type: "string" }, "no-worker": { type: "boolean" } } });
 const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;

@@ -4,8 +4,8 @@ import { parse as parseToml } from "smol-toml";
 import { CONFIG_KEYS, SITE_KEYS, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
-import { checkDnsServer } from "../verification/resolver.ts";
-import { isValidSiteId } from "../domain/identifiers.ts";
+import { checkDnsServer } from "../features/verification/resolver.ts";
+import { isValidSiteId } from "../core/identifiers.ts";
 
 export interface SiteDeclaration {
   siteId: string;

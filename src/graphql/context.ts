@@ -1,11 +1,11 @@
 // What every GraphQL operation runs with: the services, and the HTTP request behind it when
 // it came through the REST adapter.
 import DataLoader from "dataloader";
-import type { Services } from "../server/services.ts";
-import type { IdempotencyScope, RequestInfo } from "../domain/request.ts";
+import type { Services } from "../app/services.ts";
+import type { IdempotencyScope, RequestInfo } from "../core/request.ts";
 import type { Reaction } from "../db/generated/sqlite/client.ts";
 import type { Membership } from "../projection/members.ts";
-import type { CheckedSite } from "../domain/site-write-auth.ts";
+import type { CheckedSite } from "../features/sites/site-write-auth.ts";
 
 export interface GraphQLContext {
   services: Services;

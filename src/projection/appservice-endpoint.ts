@@ -2,7 +2,7 @@
 // surface, so errors use Matrix's errcode format).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
-import type { Services } from "../server/services.ts";
+import type { Services } from "../app/services.ts";
 import type { RoomEvent } from "./message-content.ts";
 import type { EphemeralEvent } from "./ephemeral.ts";
 

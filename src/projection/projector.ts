@@ -1,5 +1,5 @@
 // Applies appservice transactions to the read model. Every room event but the AS bot's (invites
-// of the bot, events of its DMs: src/bot/intake.ts) is stored first (event-store.ts) and
+// of the bot, events of its DMs: src/features/governance/bot/intake.ts) is stored first (event-store.ts) and
 // applied once its room is known; applying recomputes what the event affects from the store,
 // so repeated, retried and out-of-order events converge. An event that cannot be applied is
 // recorded for repair and skipped, never blocking what follows; only a database failure fails
@@ -44,7 +44,7 @@ export class Projector {
     private readonly applied: (changes: PageChange[]) => Promise<void>,
     /** False for a rebuild, which announces nothing. */
     private readonly live = true,
-    /** Takes the AS bot's events (DMs, invites of the bot; src/bot/intake.ts) out of a transaction: true means skip it here. */
+    /** Takes the AS bot's events (DMs, invites of the bot; src/features/governance/bot/intake.ts) out of a transaction: true means skip it here. */
     private readonly botIntake?: (event: RoomEvent) => Promise<boolean>,
   ) {
     this.ephemeral = new EphemeralProjector(db, names);

@@ -3,7 +3,7 @@
 import type { Db } from "../db/client.ts";
 import type { Submission } from "../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
-import type { Provisioner } from "../matrix/provisioning.ts";
+import type { Provisioner } from "../features/rooms/provisioning.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { submissionTxnId } from "../matrix/events.ts";
 import type { MatrixAction, SubmissionPayload } from "./payloads.ts";

@@ -2,7 +2,7 @@
 // no unpaired surrogates (escaped `\ud800` is valid JSON but not Unicode text, and would
 // fail later in Matrix or the database), finite numbers (1e400 parses as Infinity), and a
 // bounded depth.
-import { validationError, type FieldError } from "../domain/errors.ts";
+import { validationError, type FieldError } from "../core/errors.ts";
 
 /** Deeper than any request body has reason to be. */
 export const MAX_JSON_DEPTH = 32;

@@ -1,5 +1,5 @@
 // RFC 9457 problem details: the one mapping from failures to HTTP error responses.
-import { DomainError, type FieldError } from "../domain/errors.ts";
+import { DomainError, type FieldError } from "../core/errors.ts";
 import { homeserverFailure } from "../matrix/errors.ts";
 
 export const PROBLEM_TYPE_BASE = "urn:comment-service:problem:";

@@ -2,7 +2,7 @@
 // that does not decode (bad escapes, bytes that are not UTF-8, encoded surrogates) is a
 // malformed request, not an unknown route. decodeURIComponent refuses all of these, and
 // what it returns is always well-formed UTF-16.
-import type { FieldError } from "../domain/errors.ts";
+import type { FieldError } from "../core/errors.ts";
 
 const decodes = (component: string): boolean => {
   try {

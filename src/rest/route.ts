@@ -1,11 +1,11 @@
-// The shape of an entry in the route table (src/rest/routes/), from which the HTTP routing,
+// The shape of an entry in the route table (src/features/*/routes.ts), from which the HTTP routing,
 // validation, handlers and the OpenAPI document are all derived.
 import type { FromSchema, JSONSchema as TypedSchema } from "json-schema-to-ts";
 import type { JSONSchema } from "./schemas.ts";
 import type { RateLimitName } from "./rate-limits.ts";
 import type { Config } from "../config/config.ts";
 import type { Readable } from "node:stream";
-import type { Services } from "../server/services.ts";
+import type { Services } from "../app/services.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
 

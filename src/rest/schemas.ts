@@ -2,12 +2,12 @@
 // bodies are validated against them, their TypeScript types are derived from them (BodyOf in
 // route.ts), and the OpenAPI document publishes them.
 
-import { SYSTEM_MESSAGE_LIMIT } from "../domain/rooms.ts";
-import { MAX_PAGE } from "../domain/pagination.ts";
-import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../domain/verifications.ts";
-import { VERIFICATION_METHODS } from "../verification/verifier.ts";
-import { VERIFY_TOKEN_TTL_HOURS } from "../governance/verify-tokens.ts";
-import { PACK_ID_PATTERN, SHORTCODE_PATTERN } from "../stickers/image-pack.ts";
+import { SYSTEM_MESSAGE_LIMIT } from "../features/rooms/rooms.ts";
+import { MAX_PAGE } from "../core/pagination.ts";
+import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../features/verification/verifications.ts";
+import { VERIFICATION_METHODS } from "../features/verification/verifier.ts";
+import { VERIFY_TOKEN_TTL_HOURS } from "../features/governance/verify-tokens.ts";
+import { PACK_ID_PATTERN, SHORTCODE_PATTERN } from "../features/stickers/image-pack.ts";
 
 export type JSONSchema = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // The arrays are the wire contract; clients build the same ones byte for byte.
 import sodium from "sodium-native";
 import { fromBase64Url } from "./base64url.ts";
-import type { FieldError } from "../domain/errors.ts";
+import type { FieldError } from "../core/errors.ts";
 
 type Id = string | null;
 

@@ -1,6 +1,6 @@
 // A 202 promises a sendable submission: an event the homeserver would refuse for its size is
 // refused here, before anything is queued.
-import { validationError } from "../domain/errors.ts";
+import { validationError } from "../core/errors.ts";
 import { EVENT_ENVELOPE_ALLOWANCE, MAX_EVENT_BYTES, eventBytes } from "../matrix/events.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
 

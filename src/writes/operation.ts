@@ -1,12 +1,12 @@
 // What a visitor write operation declares: only what is its own. Everything else (site,
 // idempotency, signature, proof of work, target lookup, the transaction) is the pipeline's.
 import type { Db, Tx } from "../db/client.ts";
-import type { FieldError } from "../domain/errors.ts";
+import type { FieldError } from "../core/errors.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
 import type { ProofBlock } from "../queue/payloads.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
-import type { Provisioner } from "../matrix/provisioning.ts";
-import type { FoundSticker } from "../stickers/packs.ts";
+import type { Provisioner } from "../features/rooms/provisioning.ts";
+import type { FoundSticker } from "../features/stickers/packs.ts";
 
 /** The author proof every visitor write carries, for its site. */
 export interface SiteProofInput {

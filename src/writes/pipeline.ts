@@ -8,12 +8,12 @@
 // consumes neither its challenge nor its Idempotency-Key.
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../db/client.ts";
-import { forbidden, validationError, type FieldError } from "../domain/errors.ts";
-import type { IdempotencyScope } from "../domain/request.ts";
-import type { Sites } from "../domain/sites.ts";
-import type { CheckedSite } from "../domain/site-write-auth.ts";
-import { Challenges, type CheckedChallenge } from "../domain/challenges.ts";
-import type { IdempotencyStore, StoredResponse } from "../domain/idempotency.ts";
+import { forbidden, validationError, type FieldError } from "../core/errors.ts";
+import type { IdempotencyScope } from "../core/request.ts";
+import type { Sites } from "../features/sites/sites.ts";
+import type { CheckedSite } from "../features/sites/site-write-auth.ts";
+import { Challenges, type CheckedChallenge } from "./challenge-store.ts";
+import type { IdempotencyStore, StoredResponse } from "./idempotency-store.ts";
 import { parseAuthorProof, verifySignature, type ParsedProof } from "../security/author-proof.ts";
 import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
 import { submissionStamp } from "../queue/claim.ts";

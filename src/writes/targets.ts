@@ -1,7 +1,7 @@
 // Target checks: the comments a write points at must be comments of this page, not redacted,
 // and whatever else the operation's rules say (its own, a poll, a possible thread root).
 import type { Db } from "../db/client.ts";
-import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
+import { DomainError, forbidden, notFound, validationError } from "../core/errors.ts";
 import type { SiteScope, Target, TargetRule } from "./operation.ts";
 
 /** A site-level write (no page) has no comment targets: any rule it had would find none. */

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { buildConfig } from "../../src/config/config.ts";
-import { startService, writeRegistration, type RunningService } from "../../src/server/app.ts";
+import { startService, writeRegistration, type RunningService } from "../../src/app/app.ts";
 import { startLocalHomeserver, stopLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
 import { checkChallengeResponse, issueChallenge, solveChallenge } from "../../src/security/pow.ts";
 import { signatureArrays, verifySignature } from "../../src/security/author-proof.ts";

@@ -3,7 +3,7 @@
 // section module that exists (reads.ts, writes.ts, live.ts) and prints their rows in one table.
 // A section exports `default` (or `section`) of type Section.
 import type { Config } from "../../src/config/config.ts";
-import type { RunningService } from "../../src/server/app.ts";
+import type { RunningService } from "../../src/app/app.ts";
 import type { Visitor } from "../support/visitor.ts";
 
 /** One line of the results table; `reference`/`ratio` are "" when a figure has none. */

@@ -11,7 +11,7 @@ import { generatedArtifacts } from "../../src/cli/artifacts.ts";
 import { MIGRATIONS_DIR, listMigrations } from "../../src/db/migrations.ts";
 import { SOURCE_SCHEMA, diffSql } from "../../src/db/prisma-cli.ts";
 import { derivePostgresSchema } from "../../src/db/schema-derivation.ts";
-import { apiRoutes } from "../../src/rest/api-document.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
 import { freshDatabase } from "../support/harness.ts";
 import { postgresShape, sqliteShape } from "../support/schema-shape.ts";
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { hashClaimToken } from "../../src/domain/sites.ts";
+import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";

@@ -10,8 +10,8 @@ import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { SseClient } from "../support/sse.ts";
 import { html, png, svg } from "../support/media-fixtures.ts";
 import { TEST_HOMESERVER_URL, TEST_SERVER_NAME } from "../support/environment.ts";
-import { MediaUrls } from "../../src/media/proxy-urls.ts";
-import { sharedSecret } from "../../src/domain/settings.ts";
+import { MediaUrls } from "../../src/features/media/proxy-urls.ts";
+import { sharedSecret } from "../../src/db/settings-store.ts";
 
 const enc = encodeURIComponent;
 const siteId = uniqueSiteId("media");

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { buildConfig, parseConfigText } from "../../src/config/config.ts";
-import { hashClaimToken } from "../../src/domain/sites.ts";
+import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";

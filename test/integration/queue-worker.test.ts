@@ -11,7 +11,7 @@ import { openDatabase, type Db } from "../../src/db/client.ts";
 import type { Submission } from "../../src/db/generated/sqlite/client.ts";
 import { submissionStamp } from "../../src/queue/claim.ts";
 import { QueueWorker, type SubmissionHandler } from "../../src/queue/worker.ts";
-import { runMaintenance } from "../../src/server/maintenance.ts";
+import { runMaintenance } from "../../src/app/maintenance-pass.ts";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 
@@ -100,8 +100,8 @@ test("a leased row is not taken by a second worker until its lease expires", asy
 });
 
 test("maintenance prunes expired idempotency records, spent challenges, old live events and old sent submissions", async () => {
-  const { IdempotencyStore } = await import("../../src/domain/idempotency.ts");
-  const { Challenges } = await import("../../src/domain/challenges.ts");
+  const { IdempotencyStore } = await import("../../src/writes/idempotency-store.ts");
+  const { Challenges } = await import("../../src/writes/challenge-store.ts");
   const old = new Date(Date.now() - 2 * 24 * 3600_000);
   await db.idempotencyRecord.create({ data: { authorPublicKey: "k", key: "old", fingerprint: "f", status: 202, body: "{}", createdAt: old, expiresAt: new Date(old.getTime() + 24 * 3600_000) } });
   await db.idempotencyRecord.create({ data: { authorPublicKey: "k", key: "new", fingerprint: "f", status: 202, body: "{}", expiresAt: new Date(Date.now() + 3600_000) } });
@@ -115,7 +115,7 @@ test("maintenance prunes expired idempotency records, spent challenges, old live
       { id: "old-failed", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "failed", completedAt: longAgo },
     ],
   });
-  const { SeenSignatures } = await import("../../src/domain/seen-signatures.ts");
+  const { SeenSignatures } = await import("../../src/features/sites/seen-signature-store.ts");
   await db.seenRequestSignature.create({ data: { digest: "old", expiresAt: old } });
   const services = { db, idempotency: new IdempotencyStore(db), challenges: new Challenges(db, Buffer.alloc(32), 8), siteWriteAuth: { signatures: new SeenSignatures(db) } } as never;
   await runMaintenance(services);

@@ -5,11 +5,11 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
-import { apiRoutes } from "../../src/rest/api-document.ts";
-import { hashClaimToken } from "../../src/domain/sites.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
+import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { RetirementPass } from "../../src/retirement/pass.ts";
+import { RetirementPass } from "../../src/features/retirement/pass.ts";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";

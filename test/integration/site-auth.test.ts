@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
-import { runMaintenance } from "../../src/server/maintenance.ts";
+import { runMaintenance } from "../../src/app/maintenance-pass.ts";
 
 const CONFIG_SITE = uniqueSiteId("cfg");
 const CONFIG_SIGNED = uniqueSiteId("cfg-signed");

@@ -10,9 +10,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { buildConfig, ConfigError } from "../../src/config/config.ts";
-import { refusedAddress } from "../../src/verification/address-policy.ts";
-import { VerificationResolver } from "../../src/verification/resolver.ts";
-import { checkWellKnown } from "../../src/verification/well-known.ts";
+import { refusedAddress } from "../../src/features/verification/address-policy.ts";
+import { VerificationResolver } from "../../src/features/verification/resolver.ts";
+import { checkWellKnown } from "../../src/features/verification/well-known.ts";
 import { startTestService, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TestDns, type RecordType } from "../support/dns-server.ts";
 

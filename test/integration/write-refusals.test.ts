@@ -3,7 +3,7 @@
 // be refused with each problem code the route declares (and nothing queued by them).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { apiRoutes } from "../../src/rest/api-document.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { coverageLog, loadContract } from "../support/contract.ts";
-import { apiRoutes } from "../../src/rest/api-document.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
 
 const fullSuite = process.env.TEST_FULL_SUITE === "1";
 

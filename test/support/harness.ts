@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import pg from "pg";
 import { buildConfig, type Config } from "../../src/config/config.ts";
-import { startService, type RunningService } from "../../src/server/app.ts";
+import { startService, type RunningService } from "../../src/app/app.ts";
 import {
   TEST_AS_TOKEN,
   TEST_HOMESERVER_URL,

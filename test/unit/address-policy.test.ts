@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { refusedAddress } from "../../src/verification/address-policy.ts";
+import { refusedAddress } from "../../src/features/verification/address-policy.ts";
 
 // Each range by its first and last address, with the neighbours just outside it.
 const refused: [string, string][] = [

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseRequest } from "../../src/bot/commands.ts";
-import { classifyRoom } from "../../src/bot/room-kind.ts";
-import { routeEvent } from "../../src/bot/intake.ts";
-import { redeemAnswer } from "../../src/bot/answers.ts";
+import { parseRequest } from "../../src/features/governance/bot/commands.ts";
+import { classifyRoom } from "../../src/features/governance/bot/room-kind.ts";
+import { routeEvent } from "../../src/features/governance/bot/intake.ts";
+import { redeemAnswer } from "../../src/features/governance/bot/answers.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 
 test("a claim message carries its token; surrounding white space is ignored", () => {

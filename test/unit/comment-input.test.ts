@@ -7,8 +7,8 @@ import {
   checkCommentText,
   checkDisplayName,
   checkEventId,
-} from "../../src/domain/comment-input.ts";
-import type { FieldError } from "../../src/domain/errors.ts";
+} from "../../src/features/comments/comment-input.ts";
+import type { FieldError } from "../../src/core/errors.ts";
 
 const run = (check: (errors: FieldError[]) => void): FieldError[] => {
   const errors: FieldError[] = [];
@@ -142,7 +142,7 @@ test(
     const code = `
       const { parentPort } = require("node:worker_threads");
       import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-        .then((api) => { api.register(); return import(${JSON.stringify(import.meta.resolve("../../src/domain/comment-input.ts"))}); })
+        .then((api) => { api.register(); return import(${JSON.stringify(import.meta.resolve("../../src/features/comments/comment-input.ts"))}); })
         .then((m) => {
           parentPort.postMessage("ready");
           const errors = [];

@@ -1,5 +1,5 @@
 // Comment positions (src/projection/positions.ts) on a real SQLite database, and the list
-// window over them (src/domain/pagination.ts): whatever order comments arrive in, positions are
+// window over them (src/core/pagination.ts): whatever order comments arrive in, positions are
 // the list order and a window reads exactly the page's rows.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { migrate } from "../../src/db/migrations.ts";
 import { openDatabase, type Db } from "../../src/db/client.ts";
 import { placeComment, repositionPage, sortsBefore, type PlacedComment } from "../../src/projection/positions.ts";
-import { positionWindow } from "../../src/domain/pagination.ts";
+import { positionWindow } from "../../src/core/pagination.ts";
 
 describe("positionWindow", () => {
   test("ascending pages", () => {

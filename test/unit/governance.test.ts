@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { levelsInRoom, withUserLevels, type AppliedRole } from "../../src/governance/levels.ts";
-import { claimIdOf, hashVerifyToken, issueVerifyToken, verifyTokenMatches } from "../../src/governance/verify-tokens.ts";
+import { levelsInRoom, withUserLevels, type AppliedRole } from "../../src/features/governance/levels.ts";
+import { claimIdOf, hashVerifyToken, issueVerifyToken, verifyTokenMatches } from "../../src/features/governance/verify-tokens.ts";
 
 const role = (userId: string, kind: AppliedRole["role"], pageSlug = ""): AppliedRole => ({ userId, role: kind, pageSlug, level: { admin: 100, manager: 75, moderator: 50 }[kind] });
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Socket } from "node:net";
 import { MatrixError } from "matrix-bot-sdk";
 import { PrismaClientInitializationError, PrismaClientKnownRequestError } from "@prisma/client/runtime/client";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError } from "../../src/core/errors.ts";
 import { classifyMatrixError, homeserverFailure } from "../../src/matrix/errors.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";

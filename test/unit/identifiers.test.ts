@@ -1,6 +1,6 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isValidEventId, isValidPageSlug, isValidSiteId, isValidUserId } from "../../src/domain/identifiers.ts";
+import { isValidEventId, isValidPageSlug, isValidSiteId, isValidUserId } from "../../src/core/identifiers.ts";
 
 describe("site_id and page_slug: lowercase [a-z0-9-], 1-64 characters", () => {
   for (const [name, check] of [

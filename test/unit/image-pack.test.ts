@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readPack, withImage, withoutImage } from "../../src/stickers/image-pack.ts";
+import { readPack, withImage, withoutImage } from "../../src/features/stickers/image-pack.ts";
 
 const image = (shortcode: string, url = `mxc://hs/${shortcode}`) => ({ shortcode, url, body: null, info: null });
 

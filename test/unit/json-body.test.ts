@@ -1,6 +1,6 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError } from "../../src/core/errors.ts";
 import { MAX_JSON_DEPTH, findUnacceptable, parseJsonBody } from "../../src/rest/json-body.ts";
 
 const refusal = (raw: string | Buffer) => {

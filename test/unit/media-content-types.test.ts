@@ -1,7 +1,7 @@
 // What the media proxy serves bytes as: canonical types, inline or attachment, filenames.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { contentDisposition, SERVED_MEDIA_TYPES, servedType } from "../../src/media/content-types.ts";
+import { contentDisposition, SERVED_MEDIA_TYPES, servedType } from "../../src/features/media/content-types.ts";
 
 test("common raster images and audio/video are inline, canonically spelled", () => {
   assert.deepEqual(servedType("image/png"), { contentType: "image/png", inline: true, filename: "image.png" });

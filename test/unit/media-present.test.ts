@@ -1,8 +1,8 @@
 // Media references in message content as reads show them.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { presentContent } from "../../src/media/present.ts";
-import { MediaUrls } from "../../src/media/proxy-urls.ts";
+import { presentContent } from "../../src/features/media/present.ts";
+import { MediaUrls } from "../../src/features/media/proxy-urls.ts";
 
 const urls = (enabled: boolean) => new MediaUrls(Buffer.alloc(32, 1), { enabled, serverName: "hs.example", publicBaseUrl: "https://c.example" }, () => 0);
 const media = (extra: Record<string, unknown>) => ({ type: "media", kind: "image", url: "mxc://hs.example/img", filename: "a.png", mimetype: "image/png", thumbnail_url: null, ...extra });

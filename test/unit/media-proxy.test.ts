@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
-import { MediaProxy, type ProxyQuery } from "../../src/media/proxy.ts";
-import { MediaUrls, type MediaPreset } from "../../src/media/proxy-urls.ts";
-import { DomainError } from "../../src/domain/errors.ts";
+import { MediaProxy, type ProxyQuery } from "../../src/features/media/proxy.ts";
+import { MediaUrls, type MediaPreset } from "../../src/features/media/proxy-urls.ts";
+import { DomainError } from "../../src/core/errors.ts";
 
 const urls = new MediaUrls(Buffer.alloc(32, 9), { enabled: true, serverName: "hs.example", publicBaseUrl: null });
 const seen: IncomingMessage[] = [];

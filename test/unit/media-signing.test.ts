@@ -2,7 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { checkMediaSignature, expiryFor, mediaSignature, signingMessage, type MediaTarget } from "../../src/media/signing.ts";
+import { checkMediaSignature, expiryFor, mediaSignature, signingMessage, type MediaTarget } from "../../src/features/media/signing.ts";
 
 const KEY = Buffer.alloc(32, 7);
 const ORIGINAL: MediaTarget = { server: "example.org", mediaId: "AbC_d-9", thumbnail: null };

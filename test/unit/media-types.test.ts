@@ -1,8 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DomainError } from "../../src/domain/errors.ts";
-import { ALLOWED_MEDIA_TYPES, declaredType, maxBytesFor } from "../../src/media/media-types.ts";
-import { inspectUpload, isPlainText, looksLikeMarkup, sniff } from "../../src/media/sniff.ts";
+import { DomainError } from "../../src/core/errors.ts";
+import { ALLOWED_MEDIA_TYPES, declaredType, maxBytesFor } from "../../src/features/media/media-types.ts";
+import { inspectUpload, isPlainText, looksLikeMarkup, sniff } from "../../src/features/media/sniff.ts";
 import { gif, html, isoMedia, jpeg, pdf, png, svg, wav, webp } from "../support/media-fixtures.ts";
 
 const refusal = (code: string, status: number) => (err: unknown) => err instanceof DomainError && err.code === code && err.status === status;

@@ -1,8 +1,8 @@
 // Proxy URLs as reads hand them out: presets, foreign and non-mxc references, the base URL.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MediaUrls, parseMxc } from "../../src/media/proxy-urls.ts";
-import { checkMediaSignature, expiryFor } from "../../src/media/signing.ts";
+import { MediaUrls, parseMxc } from "../../src/features/media/proxy-urls.ts";
+import { checkMediaSignature, expiryFor } from "../../src/features/media/signing.ts";
 
 const KEY = Buffer.alloc(32, 3);
 const NOW = Date.UTC(2026, 10, 22, 8, 0, 30);

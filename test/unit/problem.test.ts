@@ -1,6 +1,6 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { DomainError, forbidden, notFound, rateLimited, validationError } from "../../src/domain/errors.ts";
+import { DomainError, forbidden, notFound, rateLimited, validationError } from "../../src/core/errors.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problem, toProblem } from "../../src/rest/problem.ts";
 
 test("problem content type is application/problem+json", () => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { deriveRosters, EMPTY_ROSTERS, inServiceNamespace } from "../../src/domain/roles.ts";
+import { deriveRosters, EMPTY_ROSTERS, inServiceNamespace } from "../../src/features/rooms/roles.ts";
 
 const excluded = inServiceNamespace(new MatrixNames("_service_", "example.org"));
 

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "graphql";
-import { schema } from "../../src/graphql/schema.ts";
-import { apiRoutes } from "../../src/rest/api-document.ts";
+import { schema } from "../../src/app/graphql-schema.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
 import { checkRouteOperation } from "../../src/rest/route-checks.ts";
 import type { Route } from "../../src/rest/route.ts";
 

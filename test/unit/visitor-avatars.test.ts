@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Homeserver } from "../../src/matrix/homeserver.ts";
-import { applyAvatar } from "../../src/visitors/avatars.ts";
+import { applyAvatar } from "../../src/features/visitors/avatars.ts";
 
 const USER = "@_service_v_1:hs";
 

@@ -1,0 +1,18 @@
+// The GraphQL schema: every type module registers itself on the builder.
+import { builder } from "../graphql/builder.ts";
+import "../features/sites/graphql.ts";
+import "../features/verification/graphql.ts";
+import "../features/comments/graphql.ts";
+import "../writes/graphql.ts";
+import "../features/comments/write-mutations.ts";
+import "../features/meta/graphql.ts";
+import "../features/live/graphql.ts";
+import "../features/rooms/graphql.ts";
+import "../features/rooms/roles-graphql.ts";
+import "../features/retirement/graphql.ts";
+import "../features/operator/graphql.ts";
+import "../features/stickers/graphql.ts";
+import "../features/visitors/graphql.ts";
+import "../features/governance/graphql.ts";
+
+export const schema = builder.toSchema({ sortSchema: false });

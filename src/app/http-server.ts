@@ -1,0 +1,77 @@
+// The HTTP server: reads requests and hands them to the appservice API, the GraphQL
+// endpoints or the REST adapter.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { GraphQLSchema } from "graphql";
+import { TrustedProxies } from "../security/client-ip.ts";
+import { handleAppservice } from "../projection/appservice-endpoint.ts";
+import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.ts";
+import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
+import type { Route } from "../rest/route.ts";
+import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
+import { readBody, type Refusal } from "../rest/request-body.ts";
+import type { Services } from "./services.ts";
+
+/** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the homeserver may push in one transaction: up to 100 events of up to 64 KiB, plus ephemeral data. */
+export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
+  const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
+  return { status: 413, headers: { ...corsHeaders(headers), "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff" }, body: JSON.stringify(body) };
+}
+
+/** The appservice API answers in Matrix's error format. */
+function matrixTooLarge(limit: number): Refusal {
+  return { status: 413, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ errcode: "M_TOO_LARGE", error: `Transactions are limited to ${limit} bytes.` }) };
+}
+
+function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  return headers;
+}
+
+export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): Server {
+  const rest = new RestApi(services, schema, routes);
+  const proxies = new TrustedProxies(services.config.server.trustedProxies);
+  const operatorToken = services.config.security.operatorToken;
+  const graphql = operatorToken ? createGraphQLEndpoints(services, schema) : null;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? "/";
+    const path = target.split("?")[0]!;
+    const headers = lowercaseHeaders(req);
+    const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
+    const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
+    if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
+      try {
+        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
+      } catch (err) {
+        sendProblem(res, toProblem(err, path).problem);
+        return;
+      }
+      if (path === "/graphql") await graphql.yoga(req, res);
+      else await graphql.sse(req, res);
+      return;
+    }
+    if (path.startsWith("/_matrix/app/")) {
+      await handleAppservice(services, req, res, target, () => readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)));
+      return;
+    }
+    // The adapter reads the body only after admission. A refused request's unread body is
+    // discarded by Node as it arrives (the connection stays usable), never buffered.
+    await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy }, (limit = MAX_BODY_BYTES) =>
+      readBody(req, res, limit, () => problemTooLarge(limit, path, headers)),
+    );
+  };
+
+  return createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      services.log(`http: ${(err as Error).stack ?? err}`);
+      if (!res.headersSent) sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
+      else res.end();
+    });
+  });
+}

@@ -1,0 +1,176 @@
+// The composition root: builds every service from the configuration.
+import type { Config } from "../config/config.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { providerOf } from "../db/database-url.ts";
+import { migrate } from "../db/migrations.ts";
+import { Challenges } from "../writes/challenge-store.ts";
+import { Comments } from "../features/comments/comments.ts";
+import { Health } from "../features/meta/health.ts";
+import { IdempotencyStore } from "../writes/idempotency-store.ts";
+import { sharedSecret } from "../db/settings-store.ts";
+import { Sites } from "../features/sites/sites.ts";
+import { Verifications } from "../features/verification/verifications.ts";
+import { OriginVerifier } from "../features/verification/verifier.ts";
+import { VerificationResolver } from "../features/verification/resolver.ts";
+import { SiteWriteAuth } from "../features/sites/site-write-auth.ts";
+import { SeenSignatures } from "../features/sites/seen-signature-store.ts";
+import { Homeserver } from "../matrix/homeserver.ts";
+import { MatrixNames } from "../matrix/names.ts";
+import { Provisioner } from "../features/rooms/provisioning.ts";
+import { Projector } from "../projection/projector.ts";
+import { submissionPerformer } from "../queue/perform.ts";
+import { WritePipeline } from "../writes/pipeline.ts";
+import * as operations from "./write-operations.ts";
+import { QueueWorker } from "../queue/worker.ts";
+import { LiveEvents } from "../sse/live-events.ts";
+import { PageEvents } from "../sse/page-stream.ts";
+import { LiveEventPoller } from "../sse/live-event-poller.ts";
+import { prepareLiveEventTurns } from "../sse/live-event-order.ts";
+import { Retirements } from "../features/retirement/requests.ts";
+import { RetirementPass } from "../features/retirement/pass.ts";
+import { StickerPacks } from "../features/stickers/packs.ts";
+import { VisitorProfiles } from "../features/visitors/profiles.ts";
+import { MediaUrls } from "../features/media/proxy-urls.ts";
+import { MediaProxy } from "../features/media/proxy.ts";
+import { Governance } from "../features/governance/governance.ts";
+import { RolePowerLevels } from "../features/governance/power-levels.ts";
+import { ConvergencePass } from "../features/governance/convergence-pass.ts";
+import { Bot } from "../features/governance/bot/bot.ts";
+import { BotInbox } from "../features/governance/bot/inbox.ts";
+import { BotIntake } from "../features/governance/bot/intake.ts";
+import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
+import { PostgresSignals } from "../cluster/postgres-signals.ts";
+import { Leadership } from "../cluster/leader.ts";
+
+export interface Services {
+  config: Config;
+  db: Db;
+  names: MatrixNames;
+  homeserver: Homeserver;
+  sites: Sites;
+  verifications: Verifications;
+  siteWriteAuth: SiteWriteAuth;
+  challenges: Challenges;
+  idempotency: IdempotencyStore;
+  comments: Comments;
+  writes: WritePipeline;
+  health: Health;
+  projector: Projector;
+  pageEvents: PageEvents;
+  liveEventPoller: LiveEventPoller;
+  worker: QueueWorker;
+  retirements: Retirements;
+  retirementPass: RetirementPass;
+  stickers: StickerPacks;
+  profiles: VisitorProfiles;
+  /** Signed media proxy URLs (src/features/media/): every mxc:// URL a read or response hands out goes through it. */
+  mediaUrls: MediaUrls;
+  mediaProxy: MediaProxy;
+  /** Role claims, roles and ownership transfers; what the AS bot's DM handling asks (GovernanceForBot). */
+  governance: Governance;
+  convergencePass: ConvergencePass;
+  /** The AS bot's inbox of DM events and invites (src/features/governance/bot/): started with the worker. */
+  botInbox: BotInbox;
+  /** Page changes and new live events, heard by every instance on the database. */
+  signals: ClusterSignals;
+  /** Runs the background passes on one instance of the cluster. */
+  leader: Leadership;
+  log: (message: string) => void;
+}
+
+export async function createServices(config: Config, log: (message: string) => void = console.error): Promise<Services> {
+  await migrate(config.database.url);
+  const db = await openDatabase(config.database.url);
+  const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
+  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs);
+  const sites = new Sites(db, config.sites);
+  await sites.syncDeclarations();
+  const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
+  const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
+  const idempotency = new IdempotencyStore(db);
+  const mediaUrls = new MediaUrls(await sharedSecret(db, "media_url_secret"), {
+    enabled: config.media.proxyEnabled,
+    serverName: config.matrix.serverName,
+    publicBaseUrl: config.server.publicBaseUrl,
+  });
+  const signals = await clusterSignals(config, db, log);
+  const live = new LiveEvents();
+  await prepareLiveEventTurns(db);
+  const liveEventPoller = new LiveEventPoller(db, live, log, config.live.fallbackPollMs);
+  signals.onLiveEventsStored(() => liveEventPoller.kick());
+  // The bot itself is built below, once governance is.
+  const botInbox = new BotInbox(db, (event) => bot.handle(event), { ...config.queue, log });
+  const botIntake = new BotIntake(db, names.botUserId, botInbox);
+  const projector = new Projector(
+    db,
+    names,
+    async (changes) => {
+      // Caches drop the changed pages before the live events that announce them are delivered.
+      for (const change of changes) signals.pageChanged(change);
+      signals.liveEventsStored();
+    },
+    true,
+    (event) => botIntake.take(event),
+  );
+  const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
+  const perform = submissionPerformer(db, homeserver, provisioner);
+  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
+  const comments = new Comments(db, sites, names);
+  const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
+  const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
+  const retirementPass = new RetirementPass(db, homeserver, log, (change) => signals.pageChanged(change));
+  const governance = new Governance(db, sites, homeserver, rolePowerLevels, log);
+  const bot = new Bot(db, homeserver, governance, {
+    botUserId: names.botUserId,
+    messagesPerMinute: config.rateLimit.enabled ? config.rateLimit.botMessage : null,
+    log,
+  });
+  return {
+    config,
+    db,
+    names,
+    homeserver,
+    sites,
+    verifications: new Verifications(db, sites, verifier),
+    siteWriteAuth: new SiteWriteAuth(sites, new SeenSignatures(db), config.security.verificationPolicy),
+    challenges,
+    idempotency,
+    comments,
+    writes,
+    health: new Health(db, homeserver, () => worker.isRunning),
+    projector,
+    pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
+    liveEventPoller,
+    worker,
+    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
+      signals.pageChanged(change);
+      retirementPass.kick();
+    }),
+    retirementPass,
+    mediaUrls,
+    mediaProxy: new MediaProxy(mediaUrls, {
+      homeserverUrl: config.matrix.homeserverUrl,
+      asToken: config.matrix.asToken,
+      maxBytes: config.media.proxyMaxBytes,
+      timeoutMs: config.media.proxyTimeoutMs,
+    }),
+    stickers,
+    profiles: new VisitorProfiles(db, sites, names),
+    governance,
+    convergencePass: new ConvergencePass(rolePowerLevels, log),
+    botInbox,
+    signals,
+    leader: new Leadership(config.database.url, config.cluster.leaderRetryMs, log),
+    log,
+  };
+}
+
+/** One instance per SQLite database; with PostgreSQL, every instance on it hears the signals. */
+async function clusterSignals(config: Config, db: Db, log: (message: string) => void): Promise<ClusterSignals> {
+  if (providerOf(config.database.url) !== "postgres") return new LocalSignals();
+  const knownSites = async () => (await db.site.findMany({ select: { id: true } })).map((site) => site.id);
+  const signals = new PostgresSignals(config.database.url, log, knownSites, config.cluster.leaderRetryMs);
+  await signals.start();
+  return signals;
+}

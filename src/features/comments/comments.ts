@@ -1,0 +1,105 @@
+// Comments: reading the projection (visitor writes go through src/writes/pipeline.ts).
+import type { Db } from "../../db/client.ts";
+import { Prisma } from "../../db/generated/sqlite/client.ts";
+import { forbidden, validationError } from "../../core/errors.ts";
+import type { Sites } from "../sites/sites.ts";
+import { parsePublicKey, parseSignature, signatureArrays, verifySignature } from "../../security/author-proof.ts";
+import { checkPagination, MAX_PER_PAGE, positionWindow } from "../../core/pagination.ts";
+import { checkPath } from "../sites/sites.ts";
+import type { MatrixNames } from "../../matrix/names.ts";
+
+export interface ListCommentsInput {
+  siteId: string;
+  pageSlug: string;
+  page: number;
+  perPage: number;
+  order: "asc" | "desc";
+  /** Optional personalization: a visitor key and its signature over QUERY_COMMENTS. */
+  authorPublicKey: string | null;
+  authorSignature: string | null;
+}
+
+export class Comments {
+  constructor(
+    private readonly db: Db,
+    private readonly sites: Sites,
+    private readonly names: MatrixNames,
+  ) {}
+
+  /** Proof (as sent) → the viewer's virtual user; a bounded memo of what verified, so a repeated proof costs no signature check. */
+  private readonly verifiedViewers = new Map<string, string>();
+
+  private verifiedViewer(input: ViewerReactionsInput): string | null {
+    const proof = `${input.siteId}\u0000${input.pageSlug}\u0000${input.authorPublicKey}\u0000${input.authorSignature}`;
+    const known = this.verifiedViewers.get(proof);
+    if (known !== undefined) return known;
+    const viewer = personalization(input);
+    if (viewer === null) return null;
+    const userId = this.names.visitorUserId(input.siteId, Buffer.from(viewer, "base64url"));
+    if (this.verifiedViewers.size >= VERIFIED_VIEWERS) this.verifiedViewers.delete(this.verifiedViewers.keys().next().value!);
+    this.verifiedViewers.set(proof, userId);
+    return userId;
+  }
+
+  async list(input: ListCommentsInput) {
+    await this.sites.requireReadable(input.siteId, input.pageSlug);
+    checkPagination(input.page, input.perPage);
+    const viewer = personalization(input);
+    // Maintained positions and count (src/projection/positions.ts): the page's rows only, at any depth.
+    const page = { siteId: input.siteId, pageSlug: input.pageSlug };
+    const total = (await this.db.pageCommentCount.findUnique({ where: { siteId_pageSlug: page }, select: { count: true } }))?.count ?? 0;
+    const window = positionWindow(total, input.page, input.perPage, input.order);
+    const placed = window
+      ? await this.db.commentPosition.findMany({ where: { ...page, position: { gte: window.from, lte: window.to } }, orderBy: { position: input.order }, select: { eventId: true } })
+      : [];
+    const byId = new Map((await this.db.comment.findMany({ where: { eventId: { in: placed.map((p) => p.eventId) } } })).map((c) => [c.eventId, c]));
+    const rows = placed.flatMap((p) => byId.get(p.eventId) ?? []);
+    return { rows, total, page: input.page, perPage: input.perPage, viewer };
+  }
+
+  /**
+   * The personal part of a personalized read: which of `eventIds` (a page of comments already
+   * read anonymously) the verified viewer reacted to, and with which keys. One query.
+   */
+  async viewerReactions(input: ViewerReactionsInput): Promise<Array<{ eventId: string; key: string }>> {
+    checkPath(input.siteId, input.pageSlug);
+    if (input.eventIds.length > MAX_PER_PAGE) throw validationError("Too many event ids.", [{ field: "eventIds", message: `at most ${MAX_PER_PAGE}` }]);
+    const sender = this.verifiedViewer(input);
+    if (sender === null || input.eventIds.length === 0) return [];
+    // Raw: on this hot path Prisma's query compiler cost more than the query itself.
+    return this.db.$queryRaw<Array<{ eventId: string; key: string }>>`
+      SELECT "targetEventId" AS "eventId", "key" FROM "Reaction" WHERE "sender" = ${sender} AND "targetEventId" IN (${Prisma.join(input.eventIds)})`;
+  }
+}
+
+/** Personalization proofs remembered as verified: a client repeats its proof on every read of a page. */
+const VERIFIED_VIEWERS = 10_000;
+
+export interface ViewerReactionsInput {
+  siteId: string;
+  pageSlug: string;
+  eventIds: string[];
+  authorPublicKey: string | null;
+  authorSignature: string | null;
+}
+
+/**
+ * The verified viewer key of a personalized read (it decides `mine` on reactions), or null
+ * for an anonymous one. A malformed or non-verifying proof is an error, not a silent
+ * downgrade, so client bugs show.
+ */
+function personalization(input: Pick<ListCommentsInput, "siteId" | "pageSlug" | "authorPublicKey" | "authorSignature">): string | null {
+  if (input.authorPublicKey === null && input.authorSignature === null) return null;
+  const key = parsePublicKey(input.authorPublicKey);
+  const signature = parseSignature(input.authorSignature);
+  if (!key || !signature) {
+    throw validationError("Personalization needs both author_public_key and author_signature.", [
+      ...(key ? [] : [{ field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" }]),
+      ...(signature ? [] : [{ field: "author_signature", message: "must be a base64url Ed25519 signature (64 bytes)" }]),
+    ]);
+  }
+  if (!verifySignature(key.bytes, signature, signatureArrays.queryComments(input.siteId, input.pageSlug))) {
+    throw forbidden("invalid-signature", 'author_signature does not verify over ["QUERY_COMMENTS", site_id, page_slug].');
+  }
+  return key.text;
+}

@@ -1,0 +1,133 @@
+// Message: a projected comment, in the shape the public API returns.
+import { builder } from "../../graphql/builder.ts";
+import { MAX_PER_PAGE } from "../../core/pagination.ts";
+import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
+import { shownProfile } from "../../projection/members.ts";
+import { presentContent } from "../media/present.ts";
+
+interface AuthorShape {
+  type: string;
+  publicKey: string | null;
+  mxid: string | null;
+  displayName: string | null;
+  avatarUrl: string | null;
+}
+
+const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement({
+  fields: (t) => ({
+    type: t.exposeString("type", { description: '"visitor" (posted through the API) or "matrix" (a regular Matrix account).' }),
+    publicKey: t.exposeString("publicKey", { nullable: true, description: "Set for visitors." }),
+    mxid: t.exposeString("mxid", { nullable: true, description: "Set for Matrix authors." }),
+    displayName: t.exposeString("displayName", { nullable: true }),
+    avatarUrl: t.string({
+      nullable: true,
+      description: "A signed media proxy URL (96x96 crop); the mxc:// URL when the proxy is disabled.",
+      resolve: (author, _args, ctx) => ctx.services.mediaUrls.present(author.avatarUrl, "avatar", ctx.mediaBase),
+    }),
+  }),
+});
+
+const ReactionSummary = builder.objectRef<Summary>("ReactionSummary").implement({
+  fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
+});
+
+// Fields read the parent row's scalars directly (no `select`): every path that returns
+// messages loads whole rows, and a `select` would make the Prisma plugin load them again.
+export const Message = builder.prismaObject("Comment", {
+  name: "Message",
+  description: "A comment on a page.",
+  fields: (t) => ({
+    eventId: t.exposeString("eventId"),
+    submissionId: t.exposeString("submissionId", { nullable: true, description: "The API submission that produced it; absent for Matrix-native comments." }),
+    roomId: t.exposeString("roomId"),
+    status: t.exposeString("status", { description: '"published", "edited" or "redacted".' }),
+    createdAt: t.field({ type: "DateTime", resolve: (c) => new Date(Number(c.originServerTs)) }),
+    originServerTs: t.float({ resolve: (c) => Number(c.originServerTs) }),
+    editedAt: t.expose("editedAt", { type: "DateTime", nullable: true }),
+    replyTo: t.exposeString("replyTo", { nullable: true }),
+    threadRoot: t.exposeString("threadRoot", { nullable: true }),
+    content: t.field({ type: "JSON", resolve: (c, _args, ctx) => presentContent(JSON.parse(c.content), ctx.services.mediaUrls, ctx.mediaBase) }),
+    author: t.field({
+      type: MessageAuthor,
+      resolve: async (c, _args, ctx) => {
+        const member = await ctx.profiles.load(`${c.roomId}\u0000${c.sender}`);
+        return {
+          type: c.authorType,
+          publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
+          mxid: c.authorType === "matrix" ? c.sender : null,
+          ...shownProfile(member, c),
+        };
+      },
+    }),
+    reactions: t.field({
+      type: [ReactionSummary],
+      description: "Per key, the number of distinct reacting users, in the order of each key's first reaction. `mine` is set only on personalized reads.",
+      resolve: async (c, _args, ctx) => reactionSummaries(await ctx.reactions.load(c.eventId), ctx.viewerUserId),
+    }),
+  }),
+});
+
+export const PaginationMeta = builder.objectRef<{ total: number; page: number; perPage: number }>("PaginationMeta").implement({
+  fields: (t) => ({
+    total: t.exposeInt("total"),
+    page: t.exposeInt("page"),
+    perPage: t.exposeInt("perPage"),
+    totalPages: t.int({ resolve: (m) => Math.ceil(m.total / m.perPage) }),
+  }),
+});
+
+const CommentOrder = builder.enumType("CommentOrder", { values: { asc: {}, desc: {} } as const });
+
+builder.queryField("comments", (t) =>
+  t.field({
+    type: builder.simpleObject("CommentPage", {
+      fields: (f) => ({ data: f.field({ type: [Message] }), meta: f.field({ type: PaginationMeta }) }),
+    }),
+    description: "A page's comments, oldest first unless order is desc.",
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      page: t.arg.int({ defaultValue: 1 }),
+      perPage: t.arg.int({ defaultValue: 20, description: `1-${MAX_PER_PAGE}` }),
+      order: t.arg({ type: CommentOrder, defaultValue: "asc" }),
+      authorPublicKey: t.arg.string({ description: "Personalization (with authorSignature): sets `mine` on reactions." }),
+      authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const result = await ctx.services.comments.list({
+        siteId: args.siteId,
+        pageSlug: args.pageSlug,
+        page: args.page ?? 1,
+        perPage: args.perPage ?? 20,
+        order: args.order ?? "asc",
+        authorPublicKey: args.authorPublicKey ?? null,
+        authorSignature: args.authorSignature ?? null,
+      });
+      ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
+      return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
+    },
+  }),
+);
+
+builder.queryField("viewerReactions", (t) =>
+  t.field({
+    type: [builder.simpleObject("ViewerReaction", { fields: (f) => ({ eventId: f.string(), key: f.string() }) })],
+    description:
+      "The personal part of a personalized comment read: the reactions the verified viewer has in force on the given comments (a page already read). The proof is the one of comments().",
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      eventIds: t.arg.stringList({ required: true, description: `At most ${MAX_PER_PAGE}.` }),
+      authorPublicKey: t.arg.string(),
+      authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.comments.viewerReactions({
+        siteId: args.siteId,
+        pageSlug: args.pageSlug,
+        eventIds: args.eventIds,
+        authorPublicKey: args.authorPublicKey ?? null,
+        authorSignature: args.authorSignature ?? null,
+      }),
+  }),
+);

@@ -1,0 +1,22 @@
+// DELETE …/comments/{comment_id}: the author redacts its own comment.
+import { checkEventId } from "../comment-input.ts";
+import { redactionContent } from "../../../matrix/events.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+
+export interface DeleteCommentInput extends AuthorProofInput {
+  commentId: string;
+}
+
+export const deleteComment: VisitorOperation<DeleteCommentInput, { commentId: string }> = {
+  kind: "comment.delete",
+  answer: "submission",
+  check(input, errors) {
+    checkEventId("comment_id", input.commentId, errors);
+    return { commentId: input.commentId };
+  },
+  signatureArray: (c, s) => signatureArrays.deleteComment(s.siteId, s.pageSlug, c.commentId, s.challenge),
+  proofSubject: (c) => c.commentId,
+  targets: (c) => [{ field: "comment_id", eventId: c.commentId, own: true }],
+  effect: (c, s) => ({ action: "redact", roomId: s.targets.comment_id!.roomId, eventId: c.commentId, content: redactionContent(s.proof) }),
+};

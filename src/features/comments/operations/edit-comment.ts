@@ -1,0 +1,34 @@
+// PATCH …/comments/{comment_id}: the author replaces the text of its own text comment.
+import { DomainError } from "../../../core/errors.ts";
+import { checkCommentText, checkEventId } from "../comment-input.ts";
+import { editContent } from "../../../matrix/events.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+
+export interface EditCommentInput extends AuthorProofInput {
+  commentId: string;
+  content: string | null;
+}
+
+interface Checked {
+  commentId: string;
+  content: string;
+}
+
+export const editComment: VisitorOperation<EditCommentInput, Checked> = {
+  kind: "comment.edit",
+  answer: "submission",
+  check(input, errors) {
+    checkEventId("comment_id", input.commentId, errors);
+    checkCommentText("content", input.content, errors);
+    return { commentId: input.commentId, content: input.content ?? "" };
+  },
+  signatureArray: (c, s) => signatureArrays.editComment(s.siteId, s.pageSlug, c.commentId, c.content, s.challenge),
+  proofSubject: (c) => c.content,
+  targets: (c) => [{ field: "comment_id", eventId: c.commentId, own: true }],
+  checkTargets(_c, targets) {
+    const type = targets.comment_id!.content.type;
+    if (type !== "text") throw new DomainError("not-editable", 409, `Only text comments can be edited; this one is ${String(type)}.`);
+  },
+  effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.room.message", content: editContent(c.commentId, c.content, s.proof) }),
+};

@@ -1,0 +1,90 @@
+// POST …/comments: a text comment, or a media comment (the visitor's own upload, or a sticker
+// of the site's packs), optionally a reply and/or in a thread.
+import { checkCommentText, checkDisplayName, checkEventId } from "../comment-input.ts";
+import { notFound } from "../../../core/errors.ts";
+import { mediaMessageContent, stickerContent, textMessageContent, type MediaAttachment } from "../../../matrix/events.ts";
+import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import { relationRules } from "../../../writes/targets.ts";
+
+export interface PostCommentInput extends AuthorProofInput {
+  content: string | null;
+  /** The body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
+  media: { kind?: string; url: string; voice?: boolean } | null;
+  displayName: string | null;
+  replyTo: string | null;
+  threadRoot: string | null;
+}
+
+/** What a media comment sends, filled by `load` from the upload's record or the site's packs. */
+type Attached = { kind: "upload"; media: MediaAttachment } | { kind: "sticker"; body: string; info: Record<string, unknown> };
+
+interface Checked {
+  /** The text; with media, the (unsigned) caption or null. */
+  content: string | null;
+  media: { sticker: boolean; url: string; voice: boolean } | null;
+  attached: Attached | null;
+  displayName: string | null;
+  replyTo: string | null;
+  threadRoot: string | null;
+}
+
+/** What is signed and repeated in the proof block: the text, or media.url in its place. */
+const signed = (c: Checked): string => c.media?.url ?? c.content!;
+
+export const postComment: VisitorOperation<PostCommentInput, Checked> = {
+  kind: "comment.post",
+  answer: "submission",
+  check(input, errors) {
+    const given = input.media;
+    // The REST schema guarantees the shape; GraphQL's JSON scalar does not.
+    if (given && typeof given.url !== "string") errors.push({ field: "media.url", message: "is required" });
+    const media = given && typeof given.url === "string" ? { sticker: given.kind === "sticker", url: given.url, voice: given.voice === true } : null;
+    if (!given || input.content !== null) checkCommentText("content", input.content, errors);
+    checkDisplayName(input.displayName, errors);
+    checkEventId("reply_to", input.replyTo, errors);
+    checkEventId("thread_root", input.threadRoot, errors);
+    return { content: input.content, media, attached: null, displayName: input.displayName, replyTo: input.replyTo, threadRoot: input.threadRoot };
+  },
+  signatureArray: (c, s) => signatureArrays.postComment(s.siteId, s.pageSlug, signed(c), c.replyTo, c.threadRoot, s.challenge),
+  proofSubject: signed,
+  async load(c, scope, { db, stickers }) {
+    if (!c.media) return c;
+    if (c.media.sticker) {
+      const found = await stickers.findImage(scope.siteId, c.media.url);
+      if (!found) throw notFound("sticker-not-found", `${c.media.url} is not an image of this site's sticker packs.`);
+      return { ...c, attached: { kind: "sticker", body: found.body ?? found.shortcode, info: found.info ?? {} } };
+    }
+    // Only the visitor's own uploads for this site: no posting of arbitrary mxc:// URLs.
+    const upload = await db.mediaUpload.findUnique({ where: { url: c.media.url } });
+    if (!upload || upload.siteId !== scope.siteId || upload.authorPublicKey !== scope.author) {
+      throw notFound("media-not-found", `${c.media.url} is not an upload of this visitor for this site.`);
+    }
+    const kind = ALLOWED_MEDIA_TYPES[upload.mimetype] ?? "file";
+    const media: MediaAttachment = {
+      msgtype: `m.${kind}`,
+      url: upload.url,
+      mimetype: upload.mimetype,
+      size: upload.size,
+      filename: upload.filename,
+      width: upload.width,
+      height: upload.height,
+      voice: kind === "audio" && (upload.voice || c.media.voice),
+    };
+    return { ...c, attached: { kind: "upload", media } };
+  },
+  targets: (c) => relationRules(c.replyTo, c.threadRoot),
+  effect: (c, s) => {
+    const attached = c.attached;
+    if (attached?.kind === "sticker") {
+      return { action: "send", roomId: null, type: "m.sticker", content: stickerContent(c.media!.url, attached.body, attached.info, c.replyTo, c.threadRoot, s.proof) };
+    }
+    if (attached?.kind === "upload") {
+      const body = c.content ?? attached.media.filename ?? attached.media.msgtype.slice(2);
+      return { action: "send", roomId: null, type: "m.room.message", content: mediaMessageContent(attached.media, body, c.replyTo, c.threadRoot, s.proof) };
+    }
+    return { action: "send", roomId: null, type: "m.room.message", content: textMessageContent(c.content!, c.replyTo, c.threadRoot, s.proof) };
+  },
+  displayName: (c) => c.displayName,
+};

@@ -1,0 +1,33 @@
+// POST …/location: an MSC3488 location, optionally a reply and/or in a thread.
+import { checkDisplayName, checkEventId, checkLocation } from "../comment-input.ts";
+import { locationContent } from "../../../matrix/events.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import { relationRules } from "../../../writes/targets.ts";
+
+export interface PostLocationInput extends AuthorProofInput {
+  geoUri: string;
+  description: string | null;
+  displayName: string | null;
+  replyTo: string | null;
+  threadRoot: string | null;
+}
+
+type Checked = Omit<PostLocationInput, keyof AuthorProofInput>;
+
+export const postLocation: VisitorOperation<PostLocationInput, Checked> = {
+  kind: "location.post",
+  answer: "submission",
+  check(input, errors) {
+    checkLocation(input.geoUri, input.description, errors);
+    checkDisplayName(input.displayName, errors);
+    checkEventId("reply_to", input.replyTo, errors);
+    checkEventId("thread_root", input.threadRoot, errors);
+    return { geoUri: input.geoUri, description: input.description, displayName: input.displayName, replyTo: input.replyTo, threadRoot: input.threadRoot };
+  },
+  signatureArray: (c, s) => signatureArrays.locate(s.siteId, s.pageSlug, c.geoUri, c.replyTo, c.threadRoot, s.challenge),
+  proofSubject: (c) => c.geoUri,
+  targets: (c) => relationRules(c.replyTo, c.threadRoot),
+  effect: (c, s) => ({ action: "send", roomId: null, type: "m.room.message", content: locationContent(c.geoUri, c.description, c.replyTo, c.threadRoot, s.proof) }),
+  displayName: (c) => c.displayName,
+};

@@ -1,0 +1,34 @@
+// POST …/comments/{comment_id}/reactions: an m.reaction from the visitor (204, idempotent:
+// a duplicate annotation is a success).
+import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
+import { reactionContent } from "../../../matrix/events.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+
+export interface ReactionInput extends AuthorProofInput {
+  commentId: string;
+  key: string;
+}
+
+interface Checked {
+  commentId: string;
+  /** The key as sent: what the visitor signed. */
+  signedKey: string;
+  /** Trimmed: what Matrix gets. */
+  key: string;
+}
+
+export const checkReaction = (input: ReactionInput, errors: Parameters<VisitorOperation<ReactionInput, Checked>["check"]>[1]): Checked => {
+  checkEventId("comment_id", input.commentId, errors);
+  return { commentId: input.commentId, signedKey: input.key, key: normalizeReactionKey(input.key, errors) };
+};
+
+export const react: VisitorOperation<ReactionInput, Checked> = {
+  kind: "reaction.add",
+  answer: "no-content",
+  check: checkReaction,
+  signatureArray: (c, s) => signatureArrays.react(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
+  proofSubject: (c) => c.key,
+  targets: (c) => [{ field: "comment_id", eventId: c.commentId }],
+  effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.reaction", content: reactionContent(c.commentId, c.key, s.proof) }),
+};

@@ -1,0 +1,30 @@
+// POST …/polls/{poll_id}/votes: an MSC3381 response (204); a newer vote replaces the earlier one.
+import { validationError } from "../../../core/errors.ts";
+import { checkEventId } from "../comment-input.ts";
+import { pollResponseContent } from "../../../matrix/events.ts";
+import { signatureArrays } from "../../../security/author-proof.ts";
+import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+
+export interface VoteInput extends AuthorProofInput {
+  pollId: string;
+  optionId: string;
+}
+
+export const vote: VisitorOperation<VoteInput, { pollId: string; optionId: string }> = {
+  kind: "poll.vote",
+  answer: "no-content",
+  check(input, errors) {
+    checkEventId("poll_id", input.pollId, errors);
+    return { pollId: input.pollId, optionId: input.optionId };
+  },
+  signatureArray: (c, s) => signatureArrays.vote(s.siteId, s.pageSlug, c.pollId, c.optionId, s.challenge),
+  proofSubject: (c) => c.optionId,
+  targets: (c) => [{ field: "poll_id", eventId: c.pollId, poll: true }],
+  checkTargets(c, targets) {
+    const options = (targets.poll_id!.content.options ?? []) as Array<{ id: string }>;
+    if (!options.some((o) => o.id === c.optionId)) {
+      throw validationError("option_id is not an answer of this poll.", [{ field: "option_id", message: `must be one of ${options.map((o) => o.id).join(", ")}` }]);
+    }
+  },
+  effect: (c, s) => ({ action: "send", roomId: s.targets.poll_id!.roomId, type: "m.poll.response", content: pollResponseContent(c.pollId, c.optionId, s.proof) }),
+};

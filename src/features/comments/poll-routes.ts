@@ -1,0 +1,38 @@
+// Poll routes: MSC3381 polls and votes.
+import { pathParams, requestBodies } from "../../rest/schemas.ts";
+import { pagePath } from "../../rest/route-helpers.ts";
+import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+
+export const createPoll = visitorWriteRoute({
+  operationId: "createPoll",
+  method: "POST",
+  path: "/api/v1/sites/{site_id}/pages/{page_slug}/polls",
+  tag: "Polls",
+  summary: "Create a poll (queued); it is listed as a comment with content.type poll.",
+  description:
+    'Sent as an m.room.message with msgtype org.matrix.msc3381.poll.start; answer ids are "0", "1", … in option order; the fallback body is the question and the numbered options. Question 1-500 and options 1-200 grapheme clusters (no leading/trailing whitespace, no control characters), 2-20 options, max_selections only 1. Signature array: ["CREATE_POLL", site_id, page_slug, [question, [option, …], max_selections], reply_to, thread_root, challenge, 1].',
+  auth: "author-proof",
+  mutation: "createPoll",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  body: requestBodies.createPoll,
+  problems: { 404: ["comment-not-found"], 409: ["comment-redacted"] },
+});
+
+export const vote = visitorWriteRoute({
+  operationId: "vote",
+  method: "POST",
+  path: "/api/v1/sites/{site_id}/pages/{page_slug}/polls/{poll_id}/votes",
+  tag: "Polls",
+  summary: "Vote on a poll; a newer vote replaces the visitor's earlier one.",
+  description:
+    'Sent as an m.poll.response (MSC3381). option_id must be an answer id of the poll (400 otherwise). Signature array: ["VOTE", site_id, page_slug, poll_id, option_id, challenge, 1] with poll_id decoded.',
+  auth: "author-proof",
+  mutation: "vote",
+  answer: "no-content",
+  idempotencyKey: false,
+  params: { ...pagePath, poll_id: pathParams.poll_id },
+  body: requestBodies.vote,
+  problems: { 404: ["comment-not-found", "poll-not-found"], 409: ["comment-redacted"] },
+});

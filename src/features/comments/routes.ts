@@ -1,0 +1,164 @@
+// Comment routes: the list read and the visitor writes on comments.
+import type { OperationRoute } from "../../rest/route.ts";
+import { pathParams, ref, requestBodies } from "../../rest/schemas.ts";
+import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import { toWireMessage } from "../../rest/wire.ts";
+import { MESSAGE_FIELDS, pagePath, pageVariables } from "../../rest/route-helpers.ts";
+
+export const listComments: OperationRoute<any, typeof requestBodies.listComments> = {
+  kind: "operation",
+  operationId: "listComments",
+  method: "QUERY",
+  path: "/api/v1/sites/{site_id}/pages/{page_slug}/comments",
+  tag: "Comments",
+  summary: "List a page's comments (chronological; order desc reverses).",
+  description:
+    "An unregistered site yields 404; a registered site without comments yields 200 with an empty page. With author_public_key and author_signature (over [\"QUERY_COMMENTS\", site_id, page_slug]) the read is personalized: reactions carry `mine` for that visitor; a proof that does not verify is 403 invalid-signature.",
+  auth: "public",
+  rateLimit: "publicRead",
+  params: pagePath,
+  body: { schema: requestBodies.listComments, optional: true },
+  document: `query ListComments($siteId: String!, $pageSlug: String!, $page: Int, $perPage: Int, $order: CommentOrder, $authorPublicKey: String, $authorSignature: String) {
+    comments(siteId: $siteId, pageSlug: $pageSlug, page: $page, perPage: $perPage, order: $order, authorPublicKey: $authorPublicKey, authorSignature: $authorSignature) {
+      data { ...MessageFields }
+      meta { total page per_page: perPage total_pages: totalPages }
+    }
+  }${MESSAGE_FIELDS}`,
+  variables: (input) => ({
+    ...pageVariables(input),
+    page: input.body.page ?? 1,
+    perPage: input.body.per_page ?? 20,
+    order: input.body.order ?? "asc",
+    authorPublicKey: input.body.author_public_key ?? null,
+    authorSignature: input.body.author_signature ?? null,
+  }),
+  respond: (data) => ({ status: 200, body: { data: data.comments.data.map(toWireMessage), meta: data.comments.meta } }),
+  // A personalized read is the anonymous page plus the viewer's own reactions on it (`mine`).
+  cache: {
+    scope: "page",
+    personal: {
+      variables: ["authorPublicKey", "authorSignature"],
+      document: `query ViewerReactions($siteId: String!, $pageSlug: String!, $eventIds: [String!]!, $authorPublicKey: String, $authorSignature: String) {
+        viewerReactions(siteId: $siteId, pageSlug: $pageSlug, eventIds: $eventIds, authorPublicKey: $authorPublicKey, authorSignature: $authorSignature) { eventId key }
+      }`,
+      overlayVariables: (variables, body: MessagePageBody) => ({
+        siteId: variables.siteId,
+        pageSlug: variables.pageSlug,
+        eventIds: body.data.map((m) => m.event_id),
+        authorPublicKey: variables.authorPublicKey,
+        authorSignature: variables.authorSignature,
+      }),
+      overlay: (body: MessagePageBody, data: { viewerReactions: Array<{ eventId: string; key: string }> }): MessagePageBody => {
+        const mine = new Set(data.viewerReactions.map((r) => `${r.eventId}\u0000${r.key}`));
+        if (mine.size === 0) return body;
+        return {
+          ...body,
+          data: body.data.map((m) =>
+            m.reactions.some((r) => mine.has(`${m.event_id}\u0000${r.key}`)) ? { ...m, reactions: m.reactions.map((r) => ({ ...r, mine: mine.has(`${m.event_id}\u0000${r.key}`) })) } : m,
+          ),
+        };
+      },
+    },
+  },
+  responses: { 200: { description: "One page of comments.", schema: ref("MessagePage") } },
+  problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
+};
+
+interface MessagePageBody {
+  data: Array<{ event_id: string; reactions: Array<{ key: string; count: number; mine: boolean }> }>;
+  meta: unknown;
+}
+
+const postProblems = { 404: ["comment-not-found", "media-not-found", "sticker-not-found"], 409: ["comment-redacted"] };
+const commentPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments";
+const commentParams = { ...pagePath, comment_id: pathParams.comment_id };
+
+export const postComment = visitorWriteRoute({
+  operationId: "postComment",
+  method: "POST",
+  path: commentPath,
+  tag: "Comments",
+  summary: "Submit a comment; it is queued and later appears with the same submission_id.",
+  description:
+    'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]; with media, media.url in place of content. A media comment posts an upload of this visitor key for this site (POST …/media; sent as m.image, m.video, m.audio or m.file with the upload\'s info, a voice message with the MSC3245 fields) or a sticker of the site\'s packs (sent as m.sticker with the pack\'s description and info). reply_to and thread_root must be live comments of this page; a thread_root must not itself be inside a thread. Text is 1-10000 grapheme clusters; since the event carries it twice (message and signed proof block) and the homeserver caps events at 65,536 bytes, at most about 31,700 bytes of UTF-8 fit (longer: 400 validation-error on content).',
+  auth: "site-write",
+  mutation: "postComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  body: requestBodies.postComment,
+  problems: postProblems,
+});
+
+const editDescription =
+  'Only the visitor key that wrote the comment may edit it (403 not-author; a Matrix account\'s comment: 403 not-manageable); only text comments (409 not-editable); not a deleted one (409 comment-redacted). Signature array: ["EDIT_COMMENT", site_id, page_slug, comment_id, content, challenge, 1] with comment_id decoded. Sent as an m.replace edit; about 21,000 bytes of UTF-8 fit (the edit carries the text three times). Use the same path form for all retries of one Idempotency-Key.';
+const editProblems = { 403: ["not-author", "not-manageable"], 404: ["comment-not-found"], 409: ["comment-redacted", "not-editable"] };
+
+export const editComment = visitorWriteRoute({
+  operationId: "editComment",
+  method: "PATCH",
+  path: `${commentPath}/{comment_id}`,
+  tag: "Comments",
+  summary: "Edit your comment (queued).",
+  description: editDescription,
+  auth: "site-write",
+  mutation: "editComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: commentParams,
+  body: requestBodies.editComment,
+  problems: editProblems,
+});
+
+export const editCommentByBody = visitorWriteRoute({
+  operationId: "editCommentByBody",
+  method: "PATCH",
+  path: commentPath,
+  tag: "Comments",
+  summary: "Edit your comment, comment_id in the body (alternate form).",
+  description: editDescription,
+  auth: "site-write",
+  mutation: "editComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  body: requestBodies.editCommentByBody,
+  problems: editProblems,
+});
+
+const deleteDescription =
+  'Redacts the comment as the visitor: only the key that wrote it (403 not-author; a Matrix account\'s comment: 403 not-manageable). The body carries only the author proof; signature array ["DELETE_COMMENT", site_id, page_slug, comment_id, challenge, 1] with comment_id decoded. The list then shows a tombstone (status redacted) and SSE sends message_deleted with this submission_id.';
+const deleteProblems = { 403: ["not-author", "not-manageable"], 404: ["comment-not-found"], 409: ["comment-redacted"] };
+
+export const deleteComment = visitorWriteRoute({
+  operationId: "deleteComment",
+  method: "DELETE",
+  path: `${commentPath}/{comment_id}`,
+  tag: "Comments",
+  summary: "Delete your comment (queued redaction).",
+  description: deleteDescription,
+  auth: "site-write",
+  mutation: "deleteComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: commentParams,
+  body: requestBodies.deleteComment,
+  problems: deleteProblems,
+});
+
+export const deleteCommentByQuery = visitorWriteRoute({
+  operationId: "deleteCommentByQuery",
+  method: "DELETE",
+  path: commentPath,
+  tag: "Comments",
+  summary: "Delete your comment, ?comment_id= (alternate form).",
+  description: deleteDescription,
+  auth: "site-write",
+  mutation: "deleteComment",
+  answer: "submission",
+  idempotencyKey: true,
+  params: pagePath,
+  query: { properties: { comment_id: pathParams.comment_id }, required: ["comment_id"] },
+  body: requestBodies.deleteComment,
+  problems: deleteProblems,
+});

@@ -1,0 +1,84 @@
+// The AS bot's durable inbox: events the bot has to handle are stored while the transaction
+// that brought them is applied, and handled after it is acknowledged, so a slow or failing
+// homeserver call never holds up projection. Rows are leased (instances may share the
+// database) and deleted once handled; a transient failure is retried with backoff, and a crash
+// leaves the row to be handled after the restart.
+import { isUniqueViolation, type Db } from "../../../db/client.ts";
+import { classifyMatrixError } from "../../../matrix/errors.ts";
+import { retryDelayMs } from "../../../queue/backoff.ts";
+import type { RoomEvent } from "../../../projection/room-event.ts";
+import { PeriodicPass } from "../../../cluster/periodic-pass.ts";
+
+const LEASE_MS = 60_000;
+/** How often a running bot looks for rows it was not woken for (retries, rows another instance stored). */
+const POLL_INTERVAL_MS = 2_000;
+
+export interface BotInboxOptions {
+  maxAttempts: number;
+  retryBaseMs: number;
+  log: (message: string) => void;
+}
+
+export class BotInbox {
+  /** Woken by every stored event and polled; not started, it only stores (an API-only instance). */
+  private readonly pass = new PeriodicPass(() => this.drain());
+
+  constructor(
+    private readonly db: Db,
+    private readonly handle: (event: RoomEvent) => Promise<void>,
+    private readonly options: BotInboxOptions,
+  ) {}
+
+  /** Stores an event for the bot (a repeated push stores nothing twice) and wakes the bot. */
+  async add(event: RoomEvent): Promise<void> {
+    try {
+      await this.db.botInboxEvent.create({ data: { eventId: event.event_id, roomId: event.room_id, json: JSON.stringify(event) } });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+    this.pass.kick();
+  }
+
+  start(): void {
+    this.pass.start(POLL_INTERVAL_MS);
+  }
+
+  stop(): Promise<void> {
+    return this.pass.stop();
+  }
+
+  /** Handles every due row; stops between rows once the inbox is stopped. Never throws. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.pass.started && (await this.processNext())) {}
+    } catch (err) {
+      this.options.log(`bot: inbox: ${(err as Error).message}`);
+    }
+  }
+
+  /** Leases and handles the oldest due row; false when there is none. */
+  async processNext(now = new Date()): Promise<boolean> {
+    const due = await this.db.botInboxEvent.findFirst({ where: { OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] }, orderBy: { seq: "asc" } });
+    if (!due) return false;
+    const leased = await this.db.botInboxEvent.updateMany({
+      where: { seq: due.seq, leaseUntil: due.leaseUntil },
+      data: { leaseUntil: new Date(now.getTime() + LEASE_MS), attempts: { increment: 1 } },
+    });
+    if (leased.count === 0) return true; // another instance took it
+    const attempts = due.attempts + 1;
+    try {
+      await this.handle(JSON.parse(due.json) as RoomEvent);
+    } catch (err) {
+      const failure = classifyMatrixError(err);
+      if (failure.transient && attempts < this.options.maxAttempts) {
+        const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(attempts, this.options.retryBaseMs));
+        this.options.log(`bot: event ${due.eventId} attempt ${attempts} failed (${failure.message}); retrying in ${delay} ms`);
+        await this.db.botInboxEvent.update({ where: { seq: due.seq }, data: { leaseUntil: new Date(Date.now() + delay) } });
+        return true;
+      }
+      this.options.log(`bot: event ${due.eventId} dropped after ${attempts} attempt(s): ${failure.message}`);
+    }
+    await this.db.botInboxEvent.deleteMany({ where: { seq: due.seq } });
+    return true;
+  }
+}

@@ -1,0 +1,108 @@
+// Creating, on first write, a site's Space and a page's room with their aliases, and the
+// visitor's virtual user. Aliases make creation idempotent across crashes and instances: a
+// taken alias means the room exists, and it is adopted.
+import type { Db } from "../../db/client.ts";
+import type { Homeserver } from "../../matrix/homeserver.ts";
+
+const MAX_REMEMBERED_JOINS = 10_000;
+const membershipKey = (userId: string, roomId: string): string => `${roomId} ${userId}`;
+
+/** The role holders a new room starts with (src/features/governance/power-levels.ts). */
+export interface RoomRoster {
+  /** Power levels of the site's role holders in its Space (pageSlug null) or a page's room. */
+  initialLevels(siteId: string, pageSlug: string | null): Promise<Record<string, number>>;
+  /** The room was created with these levels. */
+  recordCreated(siteId: string, roomId: string, levels: Record<string, number>): Promise<void>;
+}
+
+export class Provisioner {
+  private readonly joined = new Set<string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly hs: Homeserver,
+    private readonly roomVersion: string,
+    /** Applies the events the homeserver pushed before the room was recorded (Projector.replayWaiting). */
+    private readonly recorded: (roomId: string) => Promise<void>,
+    private readonly roster: RoomRoster,
+  ) {}
+
+  async ensureSpace(siteId: string): Promise<string> {
+    const site = await this.db.site.findUniqueOrThrow({ where: { id: siteId } });
+    if (site.spaceRoomId) return site.spaceRoomId;
+    const aliasLocalpart = this.hs.names.spaceAliasLocalpart(siteId);
+    const users = await this.roster.initialLevels(siteId, null);
+    const created = await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true, users });
+    const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId: roomId } });
+    // An adopted Space's levels are unknown: the convergence pass writes the roles into it.
+    if (created) await this.roster.recordCreated(siteId, roomId, users);
+    await this.recorded(roomId);
+    return roomId;
+  }
+
+  async ensurePageRoom(siteId: string, pageSlug: string): Promise<string> {
+    const existing = await this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" } });
+    if (existing) return existing.roomId;
+    const spaceId = await this.ensureSpace(siteId);
+    const server = this.hs.names.serverName;
+    const aliasLocalpart = this.hs.names.roomAliasLocalpart(siteId, pageSlug);
+    const users = await this.roster.initialLevels(siteId, pageSlug);
+    const created = await this.hs.createRoom({
+      aliasLocalpart,
+      name: `${siteId}/${pageSlug}`,
+      roomVersion: this.roomVersion,
+      isSpace: false,
+      users,
+      initialState: [{ type: "m.space.parent", state_key: spaceId, content: { via: [server], canonical: true } }],
+    });
+    const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
+    await this.hs.sendState(spaceId, "m.space.child", roomId, { via: [server] });
+    await this.db.room.upsert({
+      where: { roomId },
+      create: { roomId, siteId, pageSlug, roomVersion: this.roomVersion },
+      update: {},
+    });
+    if (created) await this.roster.recordCreated(siteId, roomId, users);
+    await this.recorded(roomId);
+    return roomId;
+  }
+
+  /** Registers the visitor's virtual user (once) and keeps its display name current. */
+  async ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string> {
+    const keyBytes = Buffer.from(publicKey, "base64url");
+    const userId = this.hs.names.visitorUserId(siteId, keyBytes);
+    let user = await this.db.virtualUser.findUnique({ where: { userId } });
+    if (!user) {
+      await this.hs.registerUser(this.hs.names.visitorLocalpart(siteId, keyBytes));
+      user = await this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+    }
+    // A new visitor without a name gets a neutral one rather than the hash localpart.
+    const localpart = userId.slice(1, userId.indexOf(":"));
+    const wanted = displayName ?? (user.displayName === null ? `Visitor ${localpart.slice(-6)}` : null);
+    if (wanted !== null && wanted !== user.displayName) {
+      await this.hs.setDisplayName(userId, wanted);
+      await this.db.virtualUser.update({ where: { userId }, data: { displayName: wanted } });
+    }
+    return userId;
+  }
+
+  /**
+   * Joins the user unless it is in the room. Joins this process made are remembered: the
+   * projection records them only once the homeserver pushes the member event, and asking the
+   * homeserver again for every send until then would cost a request per send.
+   */
+  async ensureJoined(userId: string, roomId: string): Promise<void> {
+    const key = membershipKey(userId, roomId);
+    if (this.joined.has(key)) return;
+    const member = await this.db.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } });
+    if (member?.membership !== "join") await this.hs.joinRoom(userId, roomId);
+    if (this.joined.size >= MAX_REMEMBERED_JOINS) this.joined.delete(this.joined.values().next().value!);
+    this.joined.add(key);
+  }
+
+  /** Forgets a remembered join (the homeserver refused the user); true when there was one. */
+  forgetJoined(userId: string, roomId: string): boolean {
+    return this.joined.delete(membershipKey(userId, roomId));
+  }
+}

@@ -1,0 +1,162 @@
+// Sites: registration, ownership (claim tokens, HMAC secrets), the [sites] configuration
+// overlay, and the checks every write makes.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Db } from "../../db/client.ts";
+import { isUniqueViolation } from "../../db/client.ts";
+import type { SiteDeclaration } from "../../config/config.ts";
+import { DomainError, forbidden, notFound, validationError } from "../../core/errors.ts";
+import { normalizeOrigin } from "../../security/origin.ts";
+import { isValidPageSlug, isValidSiteId } from "../../core/identifiers.ts";
+import { randomToken } from "../../security/random-token.ts";
+
+export const hashClaimToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
+
+export interface SiteWithOrigins {
+  id: string;
+  source: string;
+  status: string;
+  spaceRoomId: string | null;
+  hmacSecret: string | null;
+  idGenerated: boolean;
+  claimTokenHash: string | null;
+  origins: { origin: string; source: string }[];
+}
+
+export class Sites {
+  /** The [sites] overlay by site id. */
+  readonly declared: Map<string, SiteDeclaration>;
+
+  constructor(private readonly db: Db, declarations: SiteDeclaration[]) {
+    this.declared = new Map(declarations.map((d) => [d.siteId, d]));
+  }
+
+  /**
+   * Brings the database in line with [sites]: declared sites exist with exactly their
+   * configured origins; a site whose declaration was removed loses its config origins (it has
+   * no ownership proof, so it stops accepting writes until an origin is verified).
+   */
+  async syncDeclarations(): Promise<void> {
+    for (const decl of this.declared.values()) {
+      await this.db.$transaction(async (tx) => {
+        await tx.site.upsert({ where: { id: decl.siteId }, create: { id: decl.siteId, source: "config" }, update: { source: "config" } });
+        await tx.siteOrigin.deleteMany({ where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } } });
+        for (const origin of decl.origins) {
+          await tx.siteOrigin.upsert({
+            where: { siteId_origin: { siteId: decl.siteId, origin } },
+            create: { siteId: decl.siteId, origin, source: "config" },
+            update: {},
+          });
+        }
+      });
+    }
+    await this.db.siteOrigin.deleteMany({ where: { source: "config", siteId: { notIn: [...this.declared.keys()] } } });
+  }
+
+  /** Registers a site under `requestedId`, or a generated 32-hex id. The claim token is returned once. */
+  async register(requestedId: string | null): Promise<{ siteId: string; claimToken: string }> {
+    if (requestedId !== null && !isValidSiteId(requestedId)) {
+      throw validationError("site_id must be 1-64 characters of [a-z0-9-]", [{ field: "site_id", message: "must match ^[a-z0-9-]{1,64}$" }]);
+    }
+    const siteId = requestedId ?? randomBytes(16).toString("hex");
+    const claimToken = randomToken();
+    if (this.declared.has(siteId)) throw siteTaken(siteId);
+    try {
+      await this.db.site.create({
+        data: { id: siteId, source: "api", idGenerated: requestedId === null, claimTokenHash: hashClaimToken(claimToken) },
+      });
+    } catch (err) {
+      throw isUniqueViolation(err) ? siteTaken(siteId) : err;
+    }
+    return { siteId, claimToken };
+  }
+
+  async find(siteId: string): Promise<SiteWithOrigins | null> {
+    return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true } } } });
+  }
+
+  /** The site for a public read: 400 for a malformed id, 404 when not registered. */
+  async requireReadable(siteId: string, pageSlug?: string): Promise<{ id: string; status: string }> {
+    checkPath(siteId, pageSlug);
+    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { id: true, status: true } });
+    if (!site) throw siteNotFound(siteId);
+    return site;
+  }
+
+  /** The site for a write, with its origins: additionally 410 once it (or the page) is retiring. */
+  async requireWritable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
+    checkPath(siteId, pageSlug);
+    const site = await this.find(siteId);
+    if (!site) throw siteNotFound(siteId);
+    if (site.status !== "active") throw new DomainError("site-retired", 410, `Site ${siteId} is retired and accepts no writes.`);
+    if (pageSlug !== undefined && (await this.db.room.count({ where: { siteId, pageSlug, state: "retiring" } })) > 0) {
+      throw new DomainError("page-retired", 410, `Page ${siteId}/${pageSlug} is retired and accepts no writes.`);
+    }
+    return site;
+  }
+
+  /** The HMAC secret that puts the site in strict (secret) mode, if any. */
+  secretOf(site: SiteWithOrigins): string | null {
+    return this.declared.get(site.id)?.secret ?? site.hmacSecret;
+  }
+
+  isDeclared(siteId: string): boolean {
+    return this.declared.has(siteId);
+  }
+
+  /**
+   * The claim auth of the route table (and of any other caller acting for a site's owner):
+   * 404 for an unregistered site; 403 for a missing or wrong token, and for every token of a
+   * site that is retiring or has none (a config-declared site).
+   */
+  async requireClaim(siteId: string, token: string | undefined): Promise<SiteWithOrigins> {
+    checkPath(siteId);
+    const site = await this.find(siteId);
+    if (!site) throw siteNotFound(siteId);
+    // Hashing first makes the comparison fixed-length, so it is constant-time whatever was sent.
+    const presented = Buffer.from(hashClaimToken(token ?? ""), "hex");
+    const stored = Buffer.from(site.claimTokenHash ?? "", "hex");
+    const valid = token !== undefined && token !== "" && stored.length === presented.length && timingSafeEqual(stored, presented);
+    if (!valid || site.status !== "active") throw forbidden("invalid-claim-token", `A valid X-Service-Claim-Token for site ${siteId} is required.`);
+    return site;
+  }
+
+  /**
+   * Issues the site's HMAC secret, shown once; `rotate` replaces an existing one. The site must
+   * have an origin it owns (verified, or declared for it in [sites]), and a secret declared in
+   * [sites] cannot be replaced.
+   */
+  async issueSecret(siteId: string, rotate: boolean): Promise<{ siteId: string; secret: string }> {
+    const site = await this.requireWritable(siteId);
+    this.requireReplaceableSecret(siteId);
+    // Config origins exist only while the site is declared (syncDeclarations drops the rest).
+    if (site.origins.length === 0) throw new DomainError("site-not-verified", 409, `Site ${siteId} has no verified origin yet; verify one first.`);
+    const secret = randomToken();
+    // Conditional, so of two concurrent first issues only one succeeds.
+    const { count } = await this.db.site.updateMany({ where: rotate ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
+    if (count === 0) throw new DomainError("secret-exists", 409, `Site ${siteId} already has a secret; send {"rotate": true} to replace it.`);
+    return { siteId, secret };
+  }
+
+  /** Refuses to replace or remove a secret declared in [sites] (the file is its source of truth). */
+  requireReplaceableSecret(siteId: string): void {
+    if (this.declared.get(siteId)?.secret) throw configDeclared(`The secret of site ${siteId} is declared in [sites]; change it in the configuration.`);
+  }
+
+  /** Refuses to revoke an origin declared in [sites] for the site. */
+  requireRevocableOrigin(siteId: string, origin: string): void {
+    if (this.declared.get(siteId)?.origins.includes(normalizeOrigin(origin) ?? origin)) {
+      throw configDeclared(`Origin ${origin} of site ${siteId} is declared in [sites]; remove it from the configuration.`);
+    }
+  }
+}
+
+export function checkPath(siteId: string, pageSlug?: string): void {
+  const errors = [];
+  if (!isValidSiteId(siteId)) errors.push({ field: "site_id", message: "must match ^[a-z0-9-]{1,64}$" });
+  if (pageSlug !== undefined && !isValidPageSlug(pageSlug)) errors.push({ field: "page_slug", message: "must match ^[a-z0-9-]{1,64}$" });
+  if (errors.length > 0) throw validationError("Invalid site_id or page_slug.", errors);
+}
+
+const configDeclared = (message: string) => new DomainError("config-declared", 409, message);
+const siteTaken = (siteId: string) => new DomainError("site-id-taken", 409, `Site id ${siteId} is already taken.`);
+const siteNotFound = (siteId: string) => notFound("site-not-found", `Site ${siteId} is not registered.`);

@@ -1,0 +1,24 @@
+// DELETE …/visitors/avatar: removes a visitor's avatar on a site, from its profile and its
+// rooms' member events. Immediate; without an avatar nothing changes (a successful no-op).
+import { signatureArrays } from "../../../security/author-proof.ts";
+import { applyAvatar } from "../avatars.ts";
+import type { ImmediateOperation, SiteProofInput } from "../../../writes/operation.ts";
+import type { AvatarResult } from "./upload-avatar.ts";
+
+export const deleteAvatar: ImmediateOperation<SiteProofInput, null, AvatarResult> = {
+  kind: "avatar.delete",
+  answer: "result",
+  check: () => null,
+  signatureArray: (_c, s) => signatureArrays.deleteAvatar(s.siteId, s.challenge),
+  async perform(_c, scope, { db, homeserver }) {
+    const userId = homeserver.names.visitorUserId(scope.siteId, Buffer.from(scope.author, "base64url"));
+    const current = await db.visitorAvatar.findUnique({ where: { userId } });
+    if (current) await applyAvatar(homeserver, userId, null);
+    return {
+      result: { avatarUrl: null },
+      persist: async (tx) => {
+        await tx.visitorAvatar.deleteMany({ where: { userId } });
+      },
+    };
+  },
+};

@@ -1,0 +1,42 @@
+// What several route modules share: path parameter sets, the Message selection, GraphQL
+// variables of a page, operator access and the derived forms of a route (operator mirrors and
+// the earlier revision's alternate paths).
+import type { OperationRoute, RouteInput } from "./route.ts";
+import { pathParams } from "./schemas.ts";
+
+export const sitePath = { site_id: pathParams.site_id };
+export const pagePath = { site_id: pathParams.site_id, page_slug: pathParams.page_slug };
+export const pageVariables = (input: RouteInput) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug });
+
+/**
+ * The problems of a route that waits on the homeserver (src/rest/problem.ts maps its failures):
+ * 503 homeserver-unavailable with Retry-After, 502 homeserver-refused.
+ */
+export const homeserverProblems = (): Record<number, string[]> => ({ 502: ["homeserver-refused"], 503: ["homeserver-unavailable"] });
+
+export const operatorAuth = { auth: "operator", rateLimit: "operator", tag: "Operator" } as const;
+
+/** The operator's mirror of an owner route: the same operation and answers, under operator auth. */
+export function operatorMirror(route: OperationRoute, operationId: string, path: string, extra: Partial<OperationRoute> = {}): OperationRoute {
+  const { postAuthRateLimit: _ownerBudget, ...rest } = route;
+  return { ...rest, ...operatorAuth, operationId, path, ...extra };
+}
+
+/** The same operation under the earlier revision's path (`extra` for a different parameter form). */
+export const alternate = (route: OperationRoute, path: string, extra: Partial<OperationRoute> = {}): OperationRoute => ({
+  ...route,
+  operationId: `${route.operationId}Alternate`,
+  path,
+  description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
+  ...extra,
+});
+
+export const MESSAGE_FIELDS = `
+fragment MessageFields on Message {
+  event_id: eventId submission_id: submissionId room_id: roomId status
+  created_at: createdAt origin_server_ts: originServerTs edited_at: editedAt
+  reply_to: replyTo thread_root: threadRoot content
+  author { type public_key: publicKey mxid display_name: displayName avatar_url: avatarUrl }
+  reactions { key count mine }
+}`;
+
