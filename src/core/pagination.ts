@@ -1,10 +1,13 @@
-// List pagination: `page` 1-1000000, `per_page` 1-100 (default 20).
+// List pagination: `page` 1-1000000 (default 1), `per_page` 1-100 (default 20). These constants
+// are the only place the bounds and defaults are written: the JSON Schemas of list bodies, the
+// GraphQL arguments and the routes all use them.
 import { validationError } from "./errors.ts";
 
 export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 20;
 /** Far past any real list; deeper pages would only make the database skip rows. */
 export const MAX_PAGE = 1_000_000;
-export const DEFAULT_PER_PAGE = 20;
+export const DEFAULT_PAGE = 1;
 
 export function checkPagination(page: number, perPage: number): void {
   const errors = [];

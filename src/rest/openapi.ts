@@ -12,7 +12,7 @@ import {
 } from "openapi3-ts/oas32";
 import type { Auth, Route } from "./route.ts";
 import { isRateLimited } from "./rate-limits.ts";
-import { components, type JSONSchema } from "./schemas.ts";
+import { referencedComponents, type JSONSchema } from "./schemas.ts";
 import { HOMESERVER_RETRY_AFTER_SECONDS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
 
 /**
@@ -93,7 +93,8 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Unavailable",
 };
 
-export function buildOpenApi(routes: Route[], version: string): Record<string, unknown> {
+/** The document of `routes`; `components` are the schemas their `$ref`s name (every one must be there). */
+export function buildOpenApi(routes: Route[], components: Record<string, JSONSchema>, version: string): Record<string, unknown> {
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion("3.2.0")
     .addTitle("Matrix comment service")
@@ -114,7 +115,10 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
     paths.set(route.path, item);
   }
   for (const [path, item] of paths) builder.addPath(path, item);
-  return builder.getSpec() as unknown as Record<string, unknown>;
+  const spec = builder.getSpec();
+  const missing = referencedComponents(spec).filter((name) => !(name in components));
+  if (missing.length > 0) throw new Error(`The OpenAPI document refers to undeclared components: ${[...new Set(missing)].join(", ")}`);
+  return spec as unknown as Record<string, unknown>;
 }
 
 function operation(route: Route): OperationObject {

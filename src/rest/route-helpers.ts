@@ -1,5 +1,4 @@
-// What several route modules share: path parameter sets, the Message selection, GraphQL
-// variables of a page, operator access and the derived forms of a route (operator mirrors and
+// What several route modules share: path parameter sets, GraphQL variables of a page, operator access and the derived forms of a route (operator mirrors and
 // the earlier revision's alternate paths).
 import type { OperationRoute, RouteInput } from "./route.ts";
 import { pathParams } from "./schemas.ts";
@@ -30,13 +29,3 @@ export const alternate = (route: OperationRoute, path: string, extra: Partial<Op
   description: [`Alternate form of ${route.method} ${route.path}; the same operation.`, route.description].filter(Boolean).join(" "),
   ...extra,
 });
-
-export const MESSAGE_FIELDS = `
-fragment MessageFields on Message {
-  event_id: eventId submission_id: submissionId room_id: roomId status
-  created_at: createdAt origin_server_ts: originServerTs edited_at: editedAt
-  reply_to: replyTo thread_root: threadRoot content
-  author { type public_key: publicKey mxid display_name: displayName avatar_url: avatarUrl }
-  reactions { key count mine }
-}`;
-

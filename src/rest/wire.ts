@@ -1,18 +1,30 @@
-// Wire-shape details GraphQL cannot express: members the API omits rather than sends as null.
+// A wire shape's GraphQL selection, derived from its JSON Schema: the API names members
+// snake_case, the GraphQL fields are the same names in camelCase.
+import type { JSONSchema } from "./schemas.ts";
 
-interface WireMessage {
-  submission_id?: string | null;
-  author: { type: string; public_key?: string | null; mxid?: string | null };
-  [key: string]: unknown;
+const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The component a member is (a reference, or an array of references), or null. */
+function componentOf(member: JSONSchema, components: Record<string, JSONSchema>): JSONSchema | null {
+  const target = (member.$ref ?? (member.items as JSONSchema | undefined)?.$ref) as string | undefined;
+  if (target === undefined) return null;
+  const name = target.slice(target.lastIndexOf("/") + 1);
+  const schema = components[name];
+  if (!schema) throw new Error(`selection of an undeclared component: ${name}`);
+  return schema;
 }
 
-/** submission_id only for API submissions; public_key for visitors, mxid for Matrix authors. */
-export function toWireMessage<T extends WireMessage>(message: T): T {
-  const { submission_id, ...rest } = message;
-  const { public_key, mxid, ...author } = message.author;
-  return {
-    ...rest,
-    ...(submission_id ? { submission_id } : {}),
-    author: { ...author, ...(message.author.type === "visitor" ? { public_key } : { mxid }) },
-  } as T;
+/**
+ * The selection of every member of `schema`, each aliased from its camelCase field. A member that
+ * is a component is selected member by member; any other (scalars, JSON objects) is a leaf.
+ */
+export function selectionOf(schema: JSONSchema, components: Record<string, JSONSchema>): string {
+  return Object.entries(schema.properties as Record<string, JSONSchema>)
+    .map(([name, member]) => {
+      const field = camel(name);
+      const aliased = field === name ? name : `${name}: ${field}`;
+      const component = componentOf(member, components);
+      return component ? `${aliased} { ${selectionOf(component, components)} }` : aliased;
+    })
+    .join(" ");
 }

@@ -1,6 +1,6 @@
 // Message: a projected comment, in the shape the public API returns.
 import { builder } from "../../graphql/builder.ts";
-import { MAX_PER_PAGE } from "../../core/pagination.ts";
+import { DEFAULT_PAGE, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/pagination.ts";
 import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
 import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
@@ -87,8 +87,8 @@ builder.queryField("comments", (t) =>
     args: {
       siteId: t.arg.string({ required: true }),
       pageSlug: t.arg.string({ required: true }),
-      page: t.arg.int({ defaultValue: 1 }),
-      perPage: t.arg.int({ defaultValue: 20, description: `1-${MAX_PER_PAGE}` }),
+      page: t.arg.int({ defaultValue: DEFAULT_PAGE }),
+      perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
       order: t.arg({ type: CommentOrder, defaultValue: "asc" }),
       authorPublicKey: t.arg.string({ description: "Personalization (with authorSignature): sets `mine` on reactions." }),
       authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
@@ -97,8 +97,8 @@ builder.queryField("comments", (t) =>
       const result = await ctx.services.comments.list({
         siteId: args.siteId,
         pageSlug: args.pageSlug,
-        page: args.page ?? 1,
-        perPage: args.perPage ?? 20,
+        page: args.page ?? DEFAULT_PAGE,
+        perPage: args.perPage ?? DEFAULT_PER_PAGE,
         order: args.order ?? "asc",
         authorPublicKey: args.authorPublicKey ?? null,
         authorSignature: args.authorSignature ?? null,

@@ -1,5 +1,5 @@
 // Location routes: MSC3488 locations.
-import { requestBodies } from "../../rest/schemas.ts";
+import { requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 

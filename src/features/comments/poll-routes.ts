@@ -1,5 +1,5 @@
 // Poll routes: MSC3381 polls and votes.
-import { pathParams, requestBodies } from "../../rest/schemas.ts";
+import { pathParams, requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 

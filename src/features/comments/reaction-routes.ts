@@ -1,5 +1,5 @@
 // Reaction routes: m.reaction annotations on a comment (204, idempotent).
-import { pathParams, requestBodies } from "../../rest/schemas.ts";
+import { pathParams, requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 

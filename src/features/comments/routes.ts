@@ -1,9 +1,9 @@
 // Comment routes: the list read and the visitor writes on comments.
 import type { OperationRoute } from "../../rest/route.ts";
-import { pathParams, ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { MESSAGE_FIELDS, pathParams, requestBodies, toWireMessage, type MessagePageBody } from "./schemas.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
-import { toWireMessage } from "../../rest/wire.ts";
-import { MESSAGE_FIELDS, pagePath, pageVariables } from "../../rest/route-helpers.ts";
+import { pagePath, pageVariables } from "../../rest/route-helpers.ts";
 
 export const listComments: OperationRoute<any, typeof requestBodies.listComments> = {
   kind: "operation",
@@ -26,9 +26,9 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
   }${MESSAGE_FIELDS}`,
   variables: (input) => ({
     ...pageVariables(input),
-    page: input.body.page ?? 1,
-    perPage: input.body.per_page ?? 20,
-    order: input.body.order ?? "asc",
+    page: input.body.page,
+    perPage: input.body.per_page,
+    order: input.body.order,
     authorPublicKey: input.body.author_public_key ?? null,
     authorSignature: input.body.author_signature ?? null,
   }),
@@ -63,11 +63,6 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
   responses: { 200: { description: "One page of comments.", schema: ref("MessagePage") } },
   problems: { 400: ["validation-error"], 403: ["invalid-signature"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
-
-interface MessagePageBody {
-  data: Array<{ event_id: string; reactions: Array<{ key: string; count: number; mine: boolean }> }>;
-  meta: unknown;
-}
 
 const postProblems = { 404: ["comment-not-found", "media-not-found", "sticker-not-found"], 409: ["comment-redacted"] };
 const commentPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments";

@@ -4,7 +4,8 @@
 import type { OperationRoute, RouteInput } from "../../rest/route.ts";
 import type { RoleKind } from "./standing.ts";
 import { VERIFY_TOKEN_TTL_HOURS } from "./verify-tokens.ts";
-import { pathParams, ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { pathParams, requestBodies } from "./schemas.ts";
 import { alternate, operatorMirror, pagePath, sitePath } from "../../rest/route-helpers.ts";
 import { operatorRotateClaimToken } from "../operator/routes.ts";
 

@@ -2,8 +2,8 @@
 import { validationError } from "../../core/errors.ts";
 import type { StreamRoute } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
-import { toWireMessage } from "../../rest/wire.ts";
-import { MESSAGE_FIELDS, pagePath, pageVariables } from "../../rest/route-helpers.ts";
+import { pagePath, pageVariables } from "../../rest/route-helpers.ts";
+import { MESSAGE_FIELDS, toWireMessage } from "../comments/schemas.ts";
 
 /** Event ids travel as GraphQL Int. */
 const MAX_EVENT_ID = 2 ** 31 - 1;

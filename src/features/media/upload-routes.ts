@@ -1,6 +1,8 @@
 // Visitor media uploads: raw bytes in, the mxc:// URL out, for a media comment to post.
 import { ALLOWED_MEDIA_TYPES, declaredType, maxBytesFor } from "./media-types.ts";
 import { authorProof, ref } from "../../rest/schemas.ts";
+import { selectionOf } from "../../rest/wire.ts";
+import { components } from "./schemas.ts";
 import { homeserverProblems, pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 
@@ -28,7 +30,7 @@ export const uploadMedia = visitorWriteRoute({
   rateLimit: "mediaUpload",
   mutation: "uploadMedia",
   answer: "result",
-  result: { description: "Uploaded (or the replay of an earlier identical upload).", schema: ref("MediaUpload"), selection: "url filename mimetype size voice" },
+  result: { description: "Uploaded (or the replay of an earlier identical upload).", schema: ref("MediaUpload"), selection: selectionOf(components.MediaUpload, components) },
   idempotencyKey: true,
   params: pagePath,
   query: {

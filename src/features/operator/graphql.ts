@@ -2,7 +2,7 @@
 // secret and claim-token rotation, config snippets (src/features/operator/operator-sites.ts).
 import { builder } from "../../graphql/builder.ts";
 import { SiteClaimToken, SiteSecret } from "../sites/graphql.ts";
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/pagination.ts";
+import { DEFAULT_PAGE, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/pagination.ts";
 import {
   configSnippet,
   listOperatorSites,
@@ -50,11 +50,11 @@ builder.queryField("operatorSites", (t) =>
     type: OperatorSitePage,
     description: "Every tracked site merged with the [sites] overlay, by site id.",
     args: {
-      page: t.arg.int({ defaultValue: 1 }),
+      page: t.arg.int({ defaultValue: DEFAULT_PAGE }),
       perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
       siteId: t.arg.string({ description: "Only this site." }),
     },
-    resolve: (_root, args, ctx) => listOperatorSites(ctx.services, { page: args.page ?? 1, perPage: args.perPage ?? DEFAULT_PER_PAGE, siteId: args.siteId ?? null }),
+    resolve: (_root, args, ctx) => listOperatorSites(ctx.services, { page: args.page ?? DEFAULT_PAGE, perPage: args.perPage ?? DEFAULT_PER_PAGE, siteId: args.siteId ?? null }),
   }),
 );
 

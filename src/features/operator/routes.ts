@@ -1,7 +1,8 @@
 // Operator site routes: the site listing with the [sites] overlay, origin revocation, secret
 // and claim-token rotation, config snippets; plus the alternate forms of the earlier revision.
 import type { OperationRoute } from "../../rest/route.ts";
-import { ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { requestBodies } from "./schemas.ts";
 import { alternate, sitePath } from "../../rest/route-helpers.ts";
 
 const SITES = "/api/v1/operator/sites";
@@ -32,7 +33,7 @@ export const operatorListSites = operatorRoute({
       meta { total page per_page: perPage total_pages: totalPages }
     }
   }`,
-  variables: (input) => ({ page: input.body.page ?? 1, perPage: input.body.per_page ?? 20, siteId: input.body.site_id ?? null }),
+  variables: (input) => ({ page: input.body.page, perPage: input.body.per_page, siteId: input.body.site_id ?? null }),
   respond: (data) => ({ status: 200, body: data.operatorSites }),
   responses: { 200: { description: "One page of sites.", schema: ref("OperatorSitePage") } },
   problems: { 400: ["validation-error"] },

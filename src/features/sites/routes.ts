@@ -1,6 +1,7 @@
 // Site routes: registration and the HMAC secret.
 import type { OperationRoute } from "../../rest/route.ts";
-import { ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
 
 export const registerSite: OperationRoute<any, typeof requestBodies.registerSite> = {

@@ -1,7 +1,8 @@
 // Sticker routes: a site's packs (public), and one-image edits by the site's owner (claim token)
 // or the operator, with the earlier revision's `?shortcode=` delete form.
 import type { OperationRoute, RouteInput } from "../../rest/route.ts";
-import { pathParams, ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { pathParams, requestBodies } from "./schemas.ts";
 import { alternate, homeserverProblems, operatorMirror as mirror, sitePath } from "../../rest/route-helpers.ts";
 
 const PACK = `{

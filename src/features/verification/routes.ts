@@ -1,7 +1,8 @@
 // Origin verification routes: start (claim) hands out a token and where to publish it,
 // confirm (public) looks for it and records the origin.
 import type { OperationRoute } from "../../rest/route.ts";
-import { ref, requestBodies } from "../../rest/schemas.ts";
+import { ref } from "../../rest/schemas.ts";
+import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "./verifications.ts";
 import { WELL_KNOWN_LIMITS } from "./well-known.ts";
