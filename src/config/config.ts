@@ -1,7 +1,7 @@
 // Loading and validating the TOML configuration into a typed Config.
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { CONFIG_KEYS, SITE_KEYS, type KeySpec } from "./keys.ts";
+import { CONFIG_KEYS, SITE_KEYS, type ConfigValues, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { checkDnsServer } from "../features/verification/resolver.ts";
@@ -13,51 +13,11 @@ export interface SiteDeclaration {
   secret: string | null;
 }
 
-/** Which API-registered sites must verify an origin before they accept writes (security.verification_policy). */
-export type VerificationPolicy = "optional" | "strict";
+/** The configuration: every key of CONFIG_KEYS (its type derived from the table) plus the declared sites. */
+export type Config = ConfigValues & { sites: SiteDeclaration[] };
 
-export interface Config {
-  server: { listenHost: string; listenPort: number; publicBaseUrl: string | null; trustedProxies: string[] };
-  database: { url: string };
-  matrix: {
-    homeserverUrl: string;
-    serverName: string;
-    asToken: string;
-    hsToken: string;
-    appserviceId: string;
-    appserviceUrl: string | null;
-    namespacePrefix: string;
-    registrationFile: string;
-    roomVersion: string;
-    requestTimeoutMs: number;
-  };
-  security: { operatorToken: string | null; allowPrivateVerificationOrigins: boolean; verificationPolicy: VerificationPolicy; powDifficulty: number; dnsResolver: string | null };
-  media: { proxyEnabled: boolean; proxyMaxBytes: number; proxyTimeoutMs: number; maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number; maxFileBytes: number };
-  queue: { pollIntervalMs: number; maxAttempts: number; retryBaseMs: number; concurrency: number; leaseMs: number };
-  live: { maxUnsentBytes: number; fallbackPollMs: number };
-  cluster: { leaderRetryMs: number };
-  readCache: { maxEntries: number; maxBytes: number };
-  rateLimit: {
-    enabled: boolean;
-    siteRegistration: number;
-    verificationStart: number;
-    verificationConfirm: number;
-    commentWrite: number;
-    profileRead: number;
-    challenge: number;
-    publicRead: number;
-    mediaProxy: number;
-    mediaUpload: number;
-    claimToken: number;
-    governanceWrite: number;
-    botMessage: number;
-    operator: number;
-    ssePerHour: number;
-    sseBurst: number;
-    sseMaxStreams: number;
-  };
-  sites: SiteDeclaration[];
-}
+/** Which API-registered sites must verify an origin before they accept writes (security.verification_policy). */
+export type VerificationPolicy = Config["security"]["verificationPolicy"];
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -132,11 +92,9 @@ function readSites(raw: Record<string, unknown>): SiteDeclaration[] {
   });
 }
 
-/** Validates a parsed TOML document (plus overrides, e.g. from the dev launcher) into a Config. */
-export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}): Config {
-  const { flat, sites } = flatten(doc);
-  Object.assign(flat, overrides);
-  const specs = CONFIG_KEYS as Record<string, KeySpec>;
+/** Every key of CONFIG_KEYS from `flat` (validated) or its default, nested by section. */
+function readKeys(flat: Flat): ConfigValues {
+  const specs: Record<string, KeySpec> = CONFIG_KEYS;
   for (const key of Object.keys(flat)) {
     if (!specs[key]) throw new ConfigError(`configuration key "${key}": unknown key`);
   }
@@ -146,58 +104,41 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
     if (!present && spec.required) throw new ConfigError(`configuration key "${key}": required`);
     const value = present ? checkValue(key, spec, flat[key]) : spec.default;
     const [section, name] = key.split(".") as [string, string];
-    (nested[camel(section)] ??= {})[camel(name)] = value;
+    (nested[camel(section)] ??= {})[camel(name)] = spec.blankIsNull && value === "" ? null : value;
   }
-  const server = nested.server!;
-  const security = nested.security!;
-  const matrix = nested.matrix!;
+  // The one place the table's values meet their type, which ConfigValues derives from the same table.
+  return nested as ConfigValues;
+}
+
+/** Validates a parsed TOML document (plus overrides, e.g. from the dev launcher) into a Config. */
+export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}): Config {
+  const { flat, sites } = flatten(doc);
+  Object.assign(flat, overrides);
+  const values = readKeys(flat);
+  const { server, security, matrix } = values;
   for (const key of ["server.public_base_url", "matrix.homeserver_url", "matrix.appservice_url"]) {
     const value = key in flat ? (flat[key] as string) : "";
     if (value && !/^https?:\/\/[^/]+/.test(value)) throw new ConfigError(`configuration key "${key}": expected an http(s) URL`);
   }
   try {
-    new TrustedProxies(server.trustedProxies as string[]);
+    new TrustedProxies(server.trustedProxies);
   } catch (err) {
     throw new ConfigError(`configuration key "server.trusted_proxies": ${(err as Error).message}`);
   }
   try {
-    if (security.dnsResolver) checkDnsServer(security.dnsResolver as string);
+    if (security.dnsResolver) checkDnsServer(security.dnsResolver);
   } catch (err) {
     throw new ConfigError(`configuration key "security.dns_resolver": ${(err as Error).message}`);
   }
-  for (const key of ["as_token", "hs_token"] as const) {
-    if (!(matrix[camel(key)] as string)) throw new ConfigError(`configuration key "matrix.${key}": must not be empty`);
-  }
+  if (!matrix.asToken) throw new ConfigError('configuration key "matrix.as_token": must not be empty');
+  if (!matrix.hsToken) throw new ConfigError('configuration key "matrix.hs_token": must not be empty');
   if (matrix.asToken === matrix.hsToken) throw new ConfigError('configuration key "matrix.hs_token": must differ from matrix.as_token');
-  const dbUrl = nested.database!.url as string;
-  if (!/^(file:|postgres(ql)?:\/\/)/.test(dbUrl)) throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
-  if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix as string)) throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(values.database.url)) throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
+  if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix)) throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');
   return {
-    server: {
-      listenHost: server.listenHost as string,
-      listenPort: server.listenPort as number,
-      publicBaseUrl: ((server.publicBaseUrl as string) || null)?.replace(/\/+$/, "") ?? null,
-      trustedProxies: server.trustedProxies as string[],
-    },
-    database: { url: dbUrl },
-    matrix: {
-      ...(matrix as Omit<Config["matrix"], "appserviceUrl">),
-      homeserverUrl: (matrix.homeserverUrl as string).replace(/\/+$/, ""),
-      appserviceUrl: (matrix.appserviceUrl as string) || null,
-    },
-    security: {
-      operatorToken: (security.operatorToken as string) || null,
-      allowPrivateVerificationOrigins: security.allowPrivateVerificationOrigins as boolean,
-      verificationPolicy: security.verificationPolicy as VerificationPolicy,
-      powDifficulty: security.powDifficulty as number,
-      dnsResolver: (security.dnsResolver as string) || null,
-    },
-    media: nested.media as Config["media"],
-    queue: nested.queue as Config["queue"],
-    live: nested.live as Config["live"],
-    cluster: nested.cluster as Config["cluster"],
-    readCache: nested.readCache as Config["readCache"],
-    rateLimit: nested.rateLimit as Config["rateLimit"],
+    ...values,
+    server: { ...server, publicBaseUrl: server.publicBaseUrl?.replace(/\/+$/, "") ?? null },
+    matrix: { ...matrix, homeserverUrl: matrix.homeserverUrl.replace(/\/+$/, "") },
     sites: readSites(sites),
   };
 }

@@ -1,6 +1,7 @@
 // Every configuration key the service understands: its type, default and meaning.
 // The loader validates a TOML file against this table, so an unknown or mistyped key stops
-// start-up with a message naming it; the README's configuration section mirrors it.
+// start-up with a message naming it; the Config type is derived from it (ConfigValues); the
+// README's configuration section mirrors it.
 
 export type KeyType = "string" | "integer" | "boolean" | "string[]";
 
@@ -13,13 +14,15 @@ export interface KeySpec {
   max?: number;
   /** For strings: the only values allowed. */
   values?: readonly string[];
+  /** For strings: empty means none (the value reads as null). */
+  blankIsNull?: boolean;
   doc: string;
 }
 
 export const CONFIG_KEYS = {
   "server.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the HTTP server binds to." },
   "server.listen_port": { type: "integer", default: 8080, min: 0, max: 65535, doc: "Port the HTTP server listens on (0 picks a free port)." },
-  "server.public_base_url": { type: "string", default: "", doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
+  "server.public_base_url": { type: "string", default: "", blankIsNull: true, doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
   "server.trusted_proxies": { type: "string[]", default: [], doc: "Peers whose X-Forwarded-For is honored: CIDRs or presets loopback, private, linklocal." },
 
   "database.url": { type: "string", default: "file:./.data/comments.db", doc: "file:<path> for SQLite (relative to the working directory) or postgres://… for PostgreSQL." },
@@ -29,15 +32,15 @@ export const CONFIG_KEYS = {
   "matrix.as_token": { type: "string", required: true, doc: "Appservice token: the service's credential towards the homeserver." },
   "matrix.hs_token": { type: "string", required: true, doc: "Homeserver token: what the homeserver presents when it pushes transactions." },
   "matrix.appservice_id": { type: "string", default: "comment-service", doc: "Id of the appservice registration." },
-  "matrix.appservice_url": { type: "string", default: "", doc: "URL at which the homeserver reaches this service; empty means http://<listen_host>:<listen_port>." },
+  "matrix.appservice_url": { type: "string", default: "", blankIsNull: true, doc: "URL at which the homeserver reaches this service; empty means http://<listen_host>:<listen_port>." },
   "matrix.namespace_prefix": { type: "string", default: "_service_", doc: "Prefix of every user and alias localpart the service owns (bot, virtual users, aliases)." },
   "matrix.registration_file": { type: "string", default: "./.data/appservice-registration.yaml", doc: "Where the service writes the appservice registration to give the homeserver." },
   "matrix.room_version": { type: "string", default: "12", doc: "Room version for new Spaces and page rooms." },
   "matrix.request_timeout_ms": { type: "integer", default: 30000, min: 100, max: 600000, doc: "Deadline of every homeserver request; a queued write whose request times out is retried like any other failure." },
 
-  "security.operator_token": { type: "string", default: "", doc: "Bearer token of the operator API and /graphql; empty disables both." },
+  "security.operator_token": { type: "string", default: "", blankIsNull: true, doc: "Bearer token of the operator API and /graphql; empty disables both." },
   "security.allow_private_verification_origins": { type: "boolean", default: false, doc: "Allow origin verification to reach non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast): as IP-literal origins or as what a host name resolves to." },
-  "security.dns_resolver": { type: "string", default: "", doc: "DNS server (\"ip:port\", \"[ipv6]:port\" or \"ip\") origin verification asks for TXT records and host addresses; empty means the system resolver." },
+  "security.dns_resolver": { type: "string", default: "", blankIsNull: true, doc: "DNS server (\"ip:port\", \"[ipv6]:port\" or \"ip\") origin verification asks for TXT records and host addresses; empty means the system resolver." },
   "security.verification_policy": {
     type: "string",
     default: "optional",
@@ -88,6 +91,19 @@ export const CONFIG_KEYS = {
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type Section = ConfigKey extends `${infer S}.${string}` ? S : never;
+type ValueOf<Spec extends KeySpec> = Spec extends { values: readonly (infer V)[] }
+  ? V
+  : Spec extends { blankIsNull: true }
+    ? string | null
+    : { string: string; integer: number; boolean: boolean; "string[]": string[] }[Spec["type"]];
+
+/** The values of CONFIG_KEYS as the loader reads them: `[section] key` becomes `section.key`, camelCase. */
+export type ConfigValues = {
+  [S in Section as Camel<S>]: { [K in ConfigKey as K extends `${S}.${infer Name}` ? Camel<Name> : never]: ValueOf<(typeof CONFIG_KEYS)[K]> };
+};
 
 /** Keys of a `[sites.<site_id>]` table: a site declared in configuration. */
 export const SITE_KEYS = {
