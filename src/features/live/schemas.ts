@@ -1,5 +1,5 @@
 // The live event stream's shape: the data of every SSE message.
-import { type JSONSchema } from "../../rest/schemas.ts";
+import type { JSONSchema } from "../../rest/schemas.ts";
 
 export const components = {
   LiveEvent: {

@@ -1,5 +1,5 @@
 // The shape of a visitor media upload's answer.
-import { nullableString, type JSONSchema } from "../../rest/schemas.ts";
+import { nullableString, type JSONSchema, type WireOf } from "../../rest/schemas.ts";
 
 export const components = {
   MediaUpload: {
@@ -15,3 +15,6 @@ export const components = {
     },
   },
 } as const satisfies Record<string, JSONSchema>;
+
+/** An upload's result, as the upload operation returns it and the API answers it. */
+export type UploadedMedia = WireOf<typeof components.MediaUpload>;

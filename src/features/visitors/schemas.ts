@@ -1,5 +1,5 @@
 // The shapes of visitor profiles and avatars.
-import { type JSONSchema } from "../../rest/schemas.ts";
+import type { JSONSchema } from "../../rest/schemas.ts";
 
 export const components = {
   VisitorProfile: {

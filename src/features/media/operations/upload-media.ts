@@ -6,6 +6,7 @@ import { hasErrcode } from "../../../matrix/errors.ts";
 import type { Homeserver } from "../../../matrix/homeserver.ts";
 import { declaredType, type DeclaredType } from "../media-types.ts";
 import { inspectUpload } from "../sniff.ts";
+import type { UploadedMedia } from "../schemas.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
 import type { AuthorProofInput, ImmediateOperation } from "../../../writes/operation.ts";
 
@@ -17,15 +18,6 @@ export interface UploadMediaInput extends AuthorProofInput {
   voice: string | null;
   /** The raw request body. */
   body: Buffer;
-}
-
-/** The upload result (spec: visitor media upload result). */
-export interface UploadedMedia {
-  url: string;
-  filename: string | null;
-  mimetype: string;
-  size: number;
-  voice: boolean;
 }
 
 interface Checked {
