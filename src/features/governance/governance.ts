@@ -162,7 +162,7 @@ export class Governance implements GovernanceForBot {
       const current = await this.db.roleClaim.findUniqueOrThrow({ where: { id: claim.id }, select: { status: true, expiresAt: true } });
       return { ok: false, reason: refusal(current.status, current.expiresAt, "active") ?? "used" };
     }
-    const newClaimToken = claim.transfer ? (await rotateClaimToken({ db: this.db, sites: this.sites }, claim.siteId)).claimToken : null;
+    const newClaimToken = claim.transfer ? (await rotateClaimToken({ sites: this.sites }, claim.siteId)).claimToken : null;
     // The role is written even where the service wrote it before (a level lowered by hand is
     // restored by a new claim); an ownership transfer also removes admins made by hand in Matrix.
     const rooms = await this.roleRooms(claim.siteId, claim.pageSlug);
