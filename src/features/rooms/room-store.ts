@@ -16,6 +16,30 @@ export class RoomStore {
     return this.db.room.findMany({ where: { siteId, state: "active" }, select: { roomId: true, pageSlug: true }, orderBy: { roomId: "asc" } });
   }
 
+  /** A page's active room. */
+  activeRoom(siteId: string, pageSlug: string) {
+    return this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" } });
+  }
+
+  find(roomId: string) {
+    return this.db.room.findUnique({ where: { roomId } });
+  }
+
+  /** The states of a page's rooms that are active or retiring. */
+  async pageRoomStates(siteId: string, pageSlug: string): Promise<string[]> {
+    return (await this.db.room.findMany({ where: { siteId, pageSlug, state: { in: ["active", "retiring"] } }, select: { state: true } })).map((r) => r.state);
+  }
+
+  /** A page's rooms that are no longer active. */
+  inactivePageRooms(siteId: string, pageSlug: string) {
+    return this.db.room.findMany({ where: { siteId, pageSlug, state: { not: "active" } } });
+  }
+
+  /** Every room of the site, whatever its state. */
+  roomsOf(siteId: string) {
+    return this.db.room.findMany({ where: { siteId } });
+  }
+
   countActiveRooms(siteId: string): Promise<number> {
     return this.db.room.count({ where: { siteId, state: "active" } });
   }
@@ -42,6 +66,15 @@ export class RoomStore {
 
   async membership(roomId: string, userId: string): Promise<string | null> {
     return (await this.db.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } }))?.membership ?? null;
+  }
+
+  /** The latest stored membership event of the user in the room. */
+  lastMembershipEvent(roomId: string, userId: string): Promise<{ json: string; status: string } | null> {
+    return this.db.matrixEvent.findFirst({
+      where: { roomId, type: "m.room.member", stateKey: userId },
+      orderBy: { seq: "desc" },
+      select: { json: true, status: true },
+    });
   }
 
   /** The room's latest stored events of these types, newest first. */
