@@ -2,7 +2,7 @@
 import type { Db, Prisma } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
 
-export const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
+const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
 export type SiteRow = Prisma.SiteGetPayload<{ include: typeof WITH_ORIGINS }>;
 
 /** The selection a Pothos `t.prismaField` resolver passes for the fields the query asked for. */

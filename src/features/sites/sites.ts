@@ -27,7 +27,7 @@ export class Sites {
   /** The [sites] overlay by site id. */
   readonly declared: Map<string, SiteDeclaration>;
 
-  /** The Site aggregate's queries; the operator feature shares it. */
+  /** The Site aggregate's queries, shared with the operator feature, room reads and the GraphQL site fields. */
   readonly store: SiteStore;
 
   constructor(db: Db, declarations: SiteDeclaration[]) {
