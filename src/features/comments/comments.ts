@@ -1,12 +1,12 @@
 // Comments: reading the projection (visitor writes go through src/writes/pipeline.ts).
 import type { Db } from "../../db/client.ts";
-import { Prisma } from "../../db/generated/sqlite/client.ts";
 import { forbidden, validationError } from "../../core/errors.ts";
 import type { Sites } from "../sites/sites.ts";
 import { parsePublicKey, parseSignature, signatureArrays, verifySignature } from "../../security/author-proof.ts";
 import { checkPagination, MAX_PER_PAGE, positionWindow } from "../../core/pagination.ts";
 import { checkPath } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
+import { CommentReadStore } from "./comment-read-store.ts";
 
 export interface ListCommentsInput {
   siteId: string;
@@ -20,11 +20,15 @@ export interface ListCommentsInput {
 }
 
 export class Comments {
+  private readonly store: CommentReadStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sites: Sites,
     private readonly names: MatrixNames,
-  ) {}
+  ) {
+    this.store = new CommentReadStore(db);
+  }
 
   /** Proof (as sent) → the viewer's virtual user; a bounded memo of what verified, so a repeated proof costs no signature check. */
   private readonly verifiedViewers = new Map<string, string>();
@@ -47,13 +51,11 @@ export class Comments {
     const viewer = personalization(input);
     // Maintained positions and count (src/projection/positions.ts): the page's rows only, at any depth.
     const page = { siteId: input.siteId, pageSlug: input.pageSlug };
-    const total = (await this.db.pageCommentCount.findUnique({ where: { siteId_pageSlug: page }, select: { count: true } }))?.count ?? 0;
+    const total = await this.store.count(page);
     const window = positionWindow(total, input.page, input.perPage, input.order);
-    const placed = window
-      ? await this.db.commentPosition.findMany({ where: { ...page, position: { gte: window.from, lte: window.to } }, orderBy: { position: input.order }, select: { eventId: true } })
-      : [];
-    const byId = new Map((await this.db.comment.findMany({ where: { eventId: { in: placed.map((p) => p.eventId) } } })).map((c) => [c.eventId, c]));
-    const rows = placed.flatMap((p) => byId.get(p.eventId) ?? []);
+    const placed = window ? await this.store.placed(page, window.from, window.to, input.order) : [];
+    const byId = new Map((await this.store.byEventIds(placed)).map((c) => [c.eventId, c]));
+    const rows = placed.flatMap((eventId) => byId.get(eventId) ?? []);
     return { rows, total, page: input.page, perPage: input.perPage, viewer };
   }
 
@@ -66,9 +68,12 @@ export class Comments {
     if (input.eventIds.length > MAX_PER_PAGE) throw validationError("Too many event ids.", [{ field: "eventIds", message: `at most ${MAX_PER_PAGE}` }]);
     const sender = this.verifiedViewer(input);
     if (sender === null || input.eventIds.length === 0) return [];
-    // Raw: on this hot path Prisma's query compiler cost more than the query itself.
-    return this.db.$queryRaw<Array<{ eventId: string; key: string }>>`
-      SELECT "targetEventId" AS "eventId", "key" FROM "Reaction" WHERE "sender" = ${sender} AND "targetEventId" IN (${Prisma.join(input.eventIds)})`;
+    return this.store.reactionsBy(sender, input.eventIds);
+  }
+
+  /** One comment as projected, or null. */
+  find(eventId: string) {
+    return this.store.find(eventId);
   }
 }
 

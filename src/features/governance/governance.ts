@@ -3,8 +3,7 @@
 // user and carries a one-time verify token; only when that user sends it to the bot
 // (redeem) does the role exist, and then its power levels are written (power-levels.ts).
 // Who may ask is the caller's concern: the REST adapter checks claim or operator tokens.
-import { randomBytes } from "node:crypto";
-import type { Db, Tx } from "../../db/client.ts";
+import type { Db } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { classifyMatrixError } from "../../matrix/errors.ts";
 import { DomainError, notFound, validationError } from "../../core/errors.ts";
@@ -12,13 +11,11 @@ import { isValidUserId } from "../../core/identifiers.ts";
 import { rotateClaimToken } from "../operator/operator-sites.ts";
 import { inServiceNamespace } from "../rooms/roles.ts";
 import { checkPath, type Sites } from "../sites/sites.ts";
+import { GovernanceStore } from "./governance-store.ts";
 import { levelOf } from "./levels.ts";
 import type { RolePowerLevels, SiteRoom } from "./power-levels.ts";
 import type { GovernanceForBot, HeldRole, RedeemOutcome, RoleKind } from "./standing.ts";
 import { claimIdOf, issueVerifyToken, VERIFY_TOKEN_TTL_HOURS, verifyTokenMatches } from "./verify-tokens.ts";
-
-/** Claims and roles of a retiring site count for nothing (the retirement pass clears them). */
-const ACTIVE = { status: "active" };
 
 export interface PendingClaim {
   siteId: string;
@@ -57,21 +54,23 @@ interface RoleScope {
 
 export class Governance implements GovernanceForBot {
   private readonly serviceUser: (userId: string) => boolean;
+  private readonly store: GovernanceStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sites: Sites,
     private readonly hs: Homeserver,
     private readonly levels: RolePowerLevels,
     private readonly log: (message: string) => void,
   ) {
     this.serviceUser = inServiceNamespace(hs.names);
+    this.store = new GovernanceStore(db);
   }
 
   /** A pending claim of `role` for `userId`; it replaces the user's pending claim of the same role. */
   async claim(scope: RoleScope, userId: string): Promise<PendingClaim> {
     await this.requireScope(scope, userId);
-    return (await this.db.$transaction((tx) => this.createClaim(tx, scope, userId))).claim;
+    return (await this.store.transaction((tx) => this.createClaim(tx, scope, userId))).claim;
   }
 
   /**
@@ -81,10 +80,10 @@ export class Governance implements GovernanceForBot {
   async transferOwnership(siteId: string, userId: string): Promise<PendingTransfer> {
     const scope: RoleScope = { siteId, pageSlug: null, role: "admin" };
     await this.requireScope(scope, userId);
-    return this.db.$transaction(async (tx) => {
-      await this.cancelTransfers(tx, siteId);
+    return this.store.transaction(async (tx) => {
+      await tx.cancelTransfers(siteId);
       const { claim, claimId } = await this.createClaim(tx, scope, userId);
-      const transfer = await tx.ownershipTransfer.create({ data: { id: randomBytes(12).toString("hex"), siteId, userId, claimId } });
+      const transfer = await tx.createTransfer(siteId, userId, claimId);
       return { claim, transfer };
     });
   }
@@ -99,13 +98,11 @@ export class Governance implements GovernanceForBot {
     await this.requireActiveSite(scope.siteId);
     const where = { siteId: scope.siteId, pageSlug: scope.pageSlug ?? "", role: scope.role, userId };
     const endedAt = new Date();
-    const { cancelled, revoked, adminsLeft } = await this.db.$transaction(async (tx) => {
-      const pending = await tx.roleClaim.findMany({ where: { ...where, status: "pending" }, select: { id: true, expiresAt: true } });
-      await tx.roleClaim.updateMany({ where: { id: { in: pending.map((c) => c.id) } }, data: { status: "cancelled", endedAt } });
-      await tx.ownershipTransfer.updateMany({ where: { claimId: { in: pending.map((c) => c.id) }, status: "pending" }, data: { status: "cancelled" } });
-      const { count } = await tx.roleClaim.updateMany({ where: { ...where, status: "applied" }, data: { status: "revoked", endedAt } });
-      const adminsLeft = await tx.roleClaim.count({ where: { siteId: scope.siteId, role: "admin", status: "applied" } });
-      return { cancelled: pending.filter((c) => c.expiresAt > endedAt).length, revoked: count, adminsLeft };
+    const { cancelled, revoked, adminsLeft } = await this.store.transaction(async (tx) => {
+      const pending = await tx.cancelPendingClaims(where, endedAt);
+      const revoked = await tx.revokeApplied(where, endedAt);
+      const adminsLeft = await tx.appliedAdminCount(scope.siteId);
+      return { cancelled: pending.filter((c) => c.expiresAt > endedAt).length, revoked, adminsLeft };
     });
     if (cancelled === 0 && revoked === 0) {
       throw notFound("role-not-found", `${userId} holds no ${scope.role} role and has no pending ${scope.role} claim on ${describe(scope)}.`);
@@ -122,17 +119,15 @@ export class Governance implements GovernanceForBot {
   }
 
   async hasStanding(userId: string): Promise<boolean> {
-    const count = await this.db.roleClaim.count({ where: { userId, site: ACTIVE, OR: [{ status: "applied" }, { status: "pending", expiresAt: { gt: new Date() } }] } });
-    return count > 0;
+    return this.store.hasStanding(userId, new Date());
   }
 
   async rolesOf(userId: string): Promise<HeldRole[]> {
-    const rows = await this.db.roleClaim.findMany({ where: { userId, status: "applied", site: ACTIVE }, orderBy: [{ siteId: "asc" }, { level: "desc" }, { pageSlug: "asc" }] });
-    return rows.map(heldRole);
+    return (await this.store.rolesOf(userId)).map(heldRole);
   }
 
   async pendingClaims(siteId: string): Promise<Array<HeldRole & { userId: string; expiresAt: Date }>> {
-    const rows = await this.db.roleClaim.findMany({ where: { siteId, status: "pending", expiresAt: { gt: new Date() }, site: ACTIVE }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const rows = await this.store.pendingClaims(siteId, new Date());
     return rows.map((row) => ({ ...heldRole(row), userId: row.userId, expiresAt: row.expiresAt }));
   }
 
@@ -143,26 +138,23 @@ export class Governance implements GovernanceForBot {
    */
   async redeem(userId: string, token: string): Promise<RedeemOutcome> {
     const claimId = claimIdOf(token);
-    const claim = claimId ? await this.db.roleClaim.findUnique({ where: { id: claimId }, include: { transfer: true, site: { select: { status: true } } } }) : null;
+    const claim = claimId ? await this.store.claimToRedeem(claimId) : null;
     if (!claim || !verifyTokenMatches(token, claim.tokenHash)) return { ok: false, reason: "unknown-token" };
     if (claim.userId !== userId) return { ok: false, reason: "wrong-user" };
     const failure = refusal(claim.status, claim.expiresAt, claim.site.status);
     if (failure) return { ok: false, reason: failure };
     const now = new Date();
-    const applied = await this.db.$transaction(async (tx) => {
-      // Conditional, so of two concurrent redemptions only one applies the claim.
-      const { count } = await tx.roleClaim.updateMany({ where: { id: claim.id, status: "pending", expiresAt: { gt: now } }, data: { status: "applied", appliedAt: now } });
-      if (count === 0) return false;
-      const sameRole = { siteId: claim.siteId, pageSlug: claim.pageSlug, role: claim.role, userId, id: { not: claim.id } };
-      await tx.roleClaim.updateMany({ where: { ...sameRole, status: "applied" }, data: { status: "superseded", endedAt: now } });
-      if (claim.transfer) await this.resetAdmins(tx, claim.siteId, claim.id, userId, now);
+    const applied = await this.store.transaction(async (tx) => {
+      if (!(await tx.applyClaim(claim.id, now))) return false;
+      await tx.supersedeOthers({ siteId: claim.siteId, pageSlug: claim.pageSlug, role: claim.role, userId }, claim.id, now);
+      if (claim.transfer) await tx.completeTransfer(claim.siteId, claim.id, now);
       return true;
     });
     if (!applied) {
-      const current = await this.db.roleClaim.findUniqueOrThrow({ where: { id: claim.id }, select: { status: true, expiresAt: true } });
+      const current = await this.store.claimState(claim.id);
       return { ok: false, reason: refusal(current.status, current.expiresAt, "active") ?? "used" };
     }
-    const newClaimToken = claim.transfer ? (await rotateClaimToken({ db: this.db, sites: this.sites }, claim.siteId)).claimToken : null;
+    const newClaimToken = claim.transfer ? (await rotateClaimToken({ sites: this.sites }, claim.siteId)).claimToken : null;
     // The role is written even where the service wrote it before (a level lowered by hand is
     // restored by a new claim); an ownership transfer also removes admins made by hand in Matrix.
     const rooms = await this.roleRooms(claim.siteId, claim.pageSlug);
@@ -186,33 +178,15 @@ export class Governance implements GovernanceForBot {
     await this.sites.requireWritable(siteId);
   }
 
-  private async createClaim(tx: Tx, scope: RoleScope, userId: string): Promise<{ claim: PendingClaim; claimId: string }> {
-    const pageSlug = scope.pageSlug ?? "";
-    const superseded = await tx.roleClaim.findMany({ where: { siteId: scope.siteId, pageSlug, role: scope.role, userId, status: "pending" }, select: { id: true } });
-    const ids = superseded.map((c) => c.id);
-    await tx.roleClaim.updateMany({ where: { id: { in: ids } }, data: { status: "cancelled", endedAt: new Date() } });
-    await tx.ownershipTransfer.updateMany({ where: { claimId: { in: ids }, status: "pending" }, data: { status: "cancelled" } });
+  /** A new pending claim; it replaces the user's pending claims of the same role. */
+  private async createClaim(tx: GovernanceStore, scope: RoleScope, userId: string): Promise<{ claim: PendingClaim; claimId: string }> {
+    const key = { siteId: scope.siteId, pageSlug: scope.pageSlug ?? "", role: scope.role, userId };
+    await tx.cancelPendingClaims(key, new Date());
     const { claimId, token, tokenHash } = issueVerifyToken();
     const expiresAt = new Date(Date.now() + VERIFY_TOKEN_TTL_HOURS * 3_600_000);
     const level = levelOf(scope.role);
-    await tx.roleClaim.create({ data: { id: claimId, siteId: scope.siteId, pageSlug, userId, role: scope.role, level, tokenHash, expiresAt } });
+    await tx.createClaim({ ...key, id: claimId, level, tokenHash, expiresAt });
     return { claim: { ...scope, userId, level, verifyToken: token, expiresAt }, claimId };
-  }
-
-  /** Cancels the site's pending transfers and their claims. */
-  private async cancelTransfers(tx: Tx, siteId: string): Promise<void> {
-    const pending = await tx.ownershipTransfer.findMany({ where: { siteId, status: "pending" }, select: { claimId: true } });
-    await tx.ownershipTransfer.updateMany({ where: { siteId, status: "pending" }, data: { status: "cancelled" } });
-    await tx.roleClaim.updateMany({ where: { id: { in: pending.map((t) => t.claimId) }, status: "pending" }, data: { status: "cancelled", endedAt: new Date() } });
-  }
-
-  /** Completes a transfer: the target is the site's only admin; other admin claims end, pending transfers are cancelled. */
-  private async resetAdmins(tx: Tx, siteId: string, claimId: string, userId: string, now: Date): Promise<void> {
-    const others = { siteId, role: "admin", id: { not: claimId } };
-    await tx.roleClaim.updateMany({ where: { ...others, status: "applied" }, data: { status: "revoked", endedAt: now } });
-    await tx.roleClaim.updateMany({ where: { ...others, status: "pending" }, data: { status: "cancelled", endedAt: now } });
-    await tx.ownershipTransfer.updateMany({ where: { siteId, status: "pending", claimId: { not: claimId } }, data: { status: "cancelled" } });
-    await tx.ownershipTransfer.update({ where: { claimId }, data: { status: "complete", completedAt: now } });
   }
 
   private async writeLevels(siteId: string, force?: Map<string, Set<string>>): Promise<void> {

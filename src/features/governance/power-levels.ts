@@ -7,7 +7,11 @@ import type { Db } from "../../db/client.ts";
 import { isUniqueViolation } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { classifyMatrixError } from "../../matrix/errors.ts";
+import { RoomStore } from "../rooms/room-store.ts";
 import { inServiceNamespace, ROLE_LEVELS } from "../rooms/roles.ts";
+import { SiteStore } from "../sites/site-store.ts";
+import { GovernanceStore } from "./governance-store.ts";
+import { PowerLevelStore } from "./power-level-store.ts";
 import { levelsInRoom, withUserLevels, type AppliedRole } from "./levels.ts";
 import type { RoleKind } from "./standing.ts";
 
@@ -18,14 +22,24 @@ export interface SiteRoom {
 }
 
 export class RolePowerLevels {
+  private readonly store: PowerLevelStore;
+  private readonly claims: GovernanceStore;
+  private readonly siteStore: SiteStore;
+  private readonly roomStore: RoomStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: Homeserver,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    this.store = new PowerLevelStore(db);
+    this.claims = new GovernanceStore(db);
+    this.siteStore = new SiteStore(db);
+    this.roomStore = new RoomStore(db);
+  }
 
   async appliedRoles(siteId: string): Promise<AppliedRole[]> {
-    const rows = await this.db.roleClaim.findMany({ where: { siteId, status: "applied" }, select: { userId: true, role: true, pageSlug: true, level: true } });
+    const rows = await this.claims.appliedRoles(siteId);
     return rows.map((r) => ({ ...r, role: r.role as RoleKind }));
   }
 
@@ -37,7 +51,7 @@ export class RolePowerLevels {
   /** A room was created with these levels: recorded as written, so they are neither written again nor fought. */
   async recordCreated(siteId: string, roomId: string, levels: Record<string, number>): Promise<void> {
     for (const [userId, level] of Object.entries(levels)) {
-      await this.db.rolePowerLevel.upsert({ where: { roomId_userId: { roomId, userId } }, create: { roomId, userId, siteId, level, written: true }, update: {} });
+      await this.store.recordWritten(siteId, roomId, userId, level);
     }
   }
 
@@ -48,8 +62,8 @@ export class RolePowerLevels {
    * also removes admins made by hand).
    */
   async reconcile(siteId: string, force: ReadonlyMap<string, ReadonlySet<string>> = new Map()): Promise<void> {
-    const [roles, rooms, rows] = await Promise.all([this.appliedRoles(siteId), this.rooms(siteId), this.db.rolePowerLevel.findMany({ where: { siteId } })]);
-    await this.db.rolePowerLevel.deleteMany({ where: { siteId, roomId: { notIn: rooms.map((r) => r.roomId) } } });
+    const [roles, rooms, rows] = await Promise.all([this.appliedRoles(siteId), this.rooms(siteId), this.store.rowsOf(siteId)]);
+    await this.store.keepOnly(siteId, rooms.map((r) => r.roomId));
     for (const room of rooms) {
       const wanted = levelsInRoom(roles, room.pageSlug);
       const existing = new Map(rows.filter((r) => r.roomId === room.roomId).map((r) => [r.userId, r]));
@@ -59,9 +73,8 @@ export class RolePowerLevels {
         const row = existing.get(userId);
         if (!row && level === null && !forced.has(userId)) continue;
         if (row && row.level === level && !forced.has(userId)) continue;
-        const key = { roomId_userId: { roomId: room.roomId, userId } };
         try {
-          await this.db.rolePowerLevel.upsert({ where: key, create: { roomId: room.roomId, userId, siteId, level, written: false }, update: { level, written: false, attempts: 0, lastError: null } });
+          await this.store.want(siteId, room.roomId, userId, level);
         } catch (err) {
           // Another instance created it meanwhile; the next reconcile sees it.
           if (!isUniqueViolation(err)) throw err;
@@ -73,7 +86,7 @@ export class RolePowerLevels {
   /** Users other than `keep` at admin level in the site's rooms as projected (also those made by hand), per room. */
   async otherAdmins(siteId: string, keep: string): Promise<Map<string, Set<string>>> {
     const rooms = await this.rooms(siteId);
-    const states = await this.db.roomState.findMany({ where: { roomId: { in: rooms.map((r) => r.roomId) }, type: "m.room.power_levels", stateKey: "" } });
+    const states = await this.roomStore.currentState(rooms.map((r) => r.roomId), ["m.room.power_levels"]);
     const ours = inServiceNamespace(this.hs.names);
     const admins = new Map<string, Set<string>>();
     for (const state of states) {
@@ -90,7 +103,7 @@ export class RolePowerLevels {
    * pass; it never throws.
    */
   async flush(siteId?: string): Promise<void> {
-    const rows = await this.db.rolePowerLevel.findMany({ where: { written: false, ...(siteId ? { siteId } : {}) }, orderBy: [{ roomId: "asc" }, { userId: "asc" }] });
+    const rows = await this.store.unwritten(siteId);
     const byRoom = new Map<string, typeof rows>();
     for (const row of rows) byRoom.set(row.roomId, [...(byRoom.get(row.roomId) ?? []), row]);
     for (const [roomId, pending] of byRoom) {
@@ -99,31 +112,25 @@ export class RolePowerLevels {
         await this.hs.sendState(roomId, "m.room.power_levels", "", withUserLevels(content, new Map(pending.map((r) => [r.userId, r.level]))));
         // Only rows still asking for the level just written: a change meanwhile stays unwritten.
         for (const row of pending) {
-          await this.db.rolePowerLevel.updateMany({ where: { roomId, userId: row.userId, level: row.level, written: false }, data: { written: true, lastError: null } });
+          await this.store.markWritten(roomId, row.userId, row.level);
         }
       } catch (err) {
         const { message } = classifyMatrixError(err);
         this.log(`governance: power levels of ${roomId} not written (${message}); the convergence pass retries`);
-        await this.db.rolePowerLevel.updateMany({ where: { roomId, written: false }, data: { attempts: { increment: 1 }, lastError: message } });
+        await this.store.markFailed(roomId, message);
       }
     }
   }
 
   /** Sites with applied roles or recorded levels: what the convergence pass looks at. */
   async sitesToConverge(): Promise<string[]> {
-    const [claims, rows] = await Promise.all([
-      this.db.roleClaim.findMany({ where: { status: "applied" }, distinct: ["siteId"], select: { siteId: true } }),
-      this.db.rolePowerLevel.findMany({ distinct: ["siteId"], select: { siteId: true } }),
-    ]);
-    return [...new Set([...claims, ...rows].map((r) => r.siteId))].sort();
+    const [claims, rows] = await Promise.all([this.claims.sitesWithAppliedRoles(), this.store.sites()]);
+    return [...new Set([...claims, ...rows])].sort();
   }
 
   /** The site's Space (if provisioned) and its active page rooms. */
   async rooms(siteId: string): Promise<SiteRoom[]> {
-    const [site, rooms] = await Promise.all([
-      this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }),
-      this.db.room.findMany({ where: { siteId, state: "active" }, select: { roomId: true, pageSlug: true }, orderBy: { roomId: "asc" } }),
-    ]);
-    return [...(site?.spaceRoomId ? [{ roomId: site.spaceRoomId, pageSlug: null }] : []), ...rooms];
+    const [spaceRoomId, rooms] = await Promise.all([this.siteStore.spaceRoomId(siteId), this.roomStore.activeRooms(siteId)]);
+    return [...(spaceRoomId ? [{ roomId: spaceRoomId, pageSlug: null }] : []), ...rooms];
   }
 }

@@ -13,7 +13,7 @@ const PageEvent = builder.prismaObject("LiveEvent", {
       description: "The comment, for message_created and message_updated.",
       resolve: (event, _args, ctx) =>
         event.eventId && (event.type === "message_created" || event.type === "message_updated")
-          ? ctx.services.db.comment.findUnique({ where: { eventId: event.eventId } })
+          ? ctx.services.comments.find(event.eventId)
           : null,
     }),
     payload: t.field({

@@ -2,23 +2,24 @@
 import type { Db } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { DomainError } from "../../core/errors.ts";
+import { HealthStore } from "./health-store.ts";
 
 export class Health {
+  private readonly store: HealthStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: Homeserver,
     private readonly workerRunning: () => boolean,
-  ) {}
+  ) {
+    this.store = new HealthStore(db);
+  }
 
   async check() {
     let queue;
     try {
-      const [queued, failed, oldest] = await Promise.all([
-        this.db.submission.count({ where: { status: "queued" } }),
-        this.db.submission.count({ where: { status: "failed" } }),
-        this.db.submission.findFirst({ where: { status: "queued" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
-      ]);
-      const oldestQueuedAgeSeconds = oldest ? Math.floor((Date.now() - oldest.createdAt.getTime()) / 1000) : null;
+      const { queued, failed, oldestQueuedAt } = await this.store.queue();
+      const oldestQueuedAgeSeconds = oldestQueuedAt ? Math.floor((Date.now() - oldestQueuedAt.getTime()) / 1000) : null;
       queue = { status: this.workerRunning() ? "ok" : "stopped", queued, failed, oldestQueuedAgeSeconds };
     } catch (err) {
       throw new DomainError("database-unavailable", 500, `The database is unreachable: ${(err as Error).message.split("\n")[0]}`);

@@ -1,7 +1,6 @@
 // The operator's view and administration of sites: every tracked site merged with the [sites]
 // overlay, origin revocation, secret and claim-token rotation, config snippets. What [sites]
 // declares (origins, a secret) is managed in the configuration file, never through the API.
-import type { Db, Prisma } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
 import { siteDeclarationToml } from "../../config/site-snippet.ts";
 import { normalizeOrigin } from "../../security/origin.ts";
@@ -9,9 +8,10 @@ import { DomainError, notFound, validationError } from "../../core/errors.ts";
 import { checkPagination } from "../../core/pagination.ts";
 import { checkPath, hashClaimToken, type Sites } from "../sites/sites.ts";
 import { randomToken } from "../../security/random-token.ts";
+import type { SiteRow } from "../sites/site-store.ts";
 
 export interface OperatorSiteDeps {
-  db: Db;
+  /** Its overlay, and its store for the queries. */
   sites: Sites;
 }
 
@@ -27,19 +27,12 @@ export interface OperatorSite {
   createdAt: Date;
 }
 
-const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
-type SiteRow = Prisma.SiteGetPayload<{ include: typeof WITH_ORIGINS }>;
-
 export async function listOperatorSites(deps: OperatorSiteDeps, input: { page: number; perPage: number; siteId: string | null }) {
   checkPagination(input.page, input.perPage);
   if (input.siteId !== null) checkPath(input.siteId);
   // Declared sites are always among the rows: syncDeclarations creates them at start and
   // retirement refuses them.
-  const where = input.siteId === null ? {} : { id: input.siteId };
-  const [total, rows] = await Promise.all([
-    deps.db.site.count({ where }),
-    deps.db.site.findMany({ where, include: WITH_ORIGINS, orderBy: { id: "asc" }, skip: (input.page - 1) * input.perPage, take: input.perPage }),
-  ]);
+  const { total, rows } = await deps.sites.store.page(input.siteId, (input.page - 1) * input.perPage, input.perPage);
   return { data: rows.map((row) => view(deps, row)), meta: { total, page: input.page, perPage: input.perPage } };
 }
 
@@ -48,8 +41,7 @@ export async function revokeOrigin(deps: OperatorSiteDeps, siteId: string, origi
   if (!normalized) throw validationError("origin must be an origin (scheme://host[:port]).", [{ field: "origin", message: "must be scheme://host[:port]" }]);
   await requireSite(deps, siteId);
   deps.sites.requireRevocableOrigin(siteId, normalized);
-  const { count } = await deps.db.siteOrigin.deleteMany({ where: { siteId, origin: normalized } });
-  if (count === 0) throw notFound("origin-not-found", `Origin ${normalized} is not an origin of site ${siteId}.`);
+  if (!(await deps.sites.store.deleteOrigin(siteId, normalized))) throw notFound("origin-not-found", `Origin ${normalized} is not an origin of site ${siteId}.`);
   return view(deps, await requireSite(deps, siteId));
 }
 
@@ -57,14 +49,14 @@ export async function revokeOrigin(deps: OperatorSiteDeps, siteId: string, origi
 export async function rotateSecret(deps: OperatorSiteDeps, siteId: string): Promise<{ siteId: string; secret: string }> {
   await requireApiSecret(deps, siteId);
   const secret = randomToken();
-  await deps.db.site.update({ where: { id: siteId }, data: { hmacSecret: secret } });
+  await deps.sites.store.replaceSecret(siteId, secret);
   return { siteId, secret };
 }
 
 /** Drops the API secret: the site's writes are authorized by Origin again. */
 export async function removeSecret(deps: OperatorSiteDeps, siteId: string): Promise<OperatorSite> {
   await requireApiSecret(deps, siteId);
-  return view(deps, await deps.db.site.update({ where: { id: siteId }, data: { hmacSecret: null }, include: WITH_ORIGINS }));
+  return view(deps, await deps.sites.store.removeSecret(siteId));
 }
 
 /** A new claim token (shown once); only its hash is stored, so the old token stops working at once. */
@@ -72,8 +64,7 @@ export async function rotateClaimToken(deps: OperatorSiteDeps, siteId: string): 
   checkPath(siteId);
   const claimToken = randomToken();
   // Conditional on the status, so a retirement (which invalidates the token) cannot be undone.
-  const { count } = await deps.db.site.updateMany({ where: { id: siteId, status: "active" }, data: { claimTokenHash: hashClaimToken(claimToken) } });
-  if (count === 0) {
+  if (!(await deps.sites.store.setClaimTokenHash(siteId, hashClaimToken(claimToken)))) {
     await requireSite(deps, siteId);
     throw new DomainError("site-retired", 410, `Site ${siteId} is retired; its claim token cannot be renewed.`);
   }
@@ -113,7 +104,7 @@ function view(deps: OperatorSiteDeps, site: SiteRow): OperatorSite {
 
 async function requireSite(deps: OperatorSiteDeps, siteId: string): Promise<SiteRow> {
   checkPath(siteId);
-  const site = await deps.db.site.findUnique({ where: { id: siteId }, include: WITH_ORIGINS });
+  const site = await deps.sites.store.find(siteId);
   if (!site) throw notFound("site-not-found", `Site ${siteId} is not registered.`);
   return site;
 }

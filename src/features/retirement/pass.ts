@@ -5,13 +5,15 @@
 // homeserver failure) is simply run again; a failure is recorded on the row and retried with
 // backoff. Instances sharing a database may run it at the same time: the steps tolerate that.
 import type { PageChange } from "../../cluster/signals.ts";
-import { forgetPositions, repositionPage } from "../../projection/positions.ts";
 import type { Db } from "../../db/client.ts";
 import type { Retirement } from "../../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { hasErrcode } from "../../matrix/errors.ts";
 import { MAX_RETRY_DELAY_MS } from "../../queue/backoff.ts";
 import { PeriodicPass } from "../../cluster/periodic-pass.ts";
+import { RoomStore } from "../rooms/room-store.ts";
+import { SiteStore } from "../sites/site-store.ts";
+import { RetirementStore } from "./retirement-store.ts";
 
 export const RETIREMENT_INTERVAL_MS = 5_000;
 /**
@@ -32,14 +34,21 @@ interface MatrixRoom {
 
 export class RetirementPass {
   private readonly pass = new PeriodicPass(() => this.runAll());
+  private readonly store: RetirementStore;
+  private readonly sites: SiteStore;
+  private readonly rooms: RoomStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: Homeserver,
     private readonly log: (message: string) => void,
     /** Called once a retirement's local rows are gone: caches drop the page (or site). */
     private readonly cleared: (change: PageChange) => void = () => {},
-  ) {}
+  ) {
+    this.store = new RetirementStore(db);
+    this.sites = new SiteStore(db);
+    this.rooms = new RoomStore(db);
+  }
 
   /** Runs the pass now (rows an earlier process left) and then every interval. */
   start(intervalMs = RETIREMENT_INTERVAL_MS): void {
@@ -58,7 +67,7 @@ export class RetirementPass {
   /** Works through every due row once. Never throws. */
   async runAll(now = new Date()): Promise<void> {
     try {
-      const rows = await this.db.retirement.findMany({ orderBy: { id: "asc" } });
+      const rows = await this.store.all();
       for (const row of rows) if (due(row, now)) await this.run(row);
     } catch (err) {
       this.log(`retirement: ${messageOf(err)}`);
@@ -71,28 +80,28 @@ export class RetirementPass {
       for (const room of rooms) await this.leave(room);
       const echoed = await Promise.all(rooms.map((room) => this.leaveEchoed(room.roomId)));
       if (echoed.includes(false) && Date.now() - row.createdAt.getTime() < LEAVE_ECHO_WAIT_MS) return;
-      await this.clear(row, rooms.map((room) => room.roomId));
+      await this.store.clear(row, rooms.map((room) => room.roomId));
       this.cleared({ siteId: row.siteId, pageSlug: row.targetType === "page" ? row.pageSlug : null });
     } catch (err) {
       const message = messageOf(err);
       this.log(`retirement of ${row.targetType} ${row.pageSlug ? `${row.siteId}/${row.pageSlug}` : row.siteId} failed (attempt ${row.attempts + 1}): ${message}`);
-      await this.db.retirement.updateMany({ where: { id: row.id }, data: { attempts: { increment: 1 }, lastError: message } });
+      await this.store.recordFailure(row.id, message);
     }
   }
 
   /** The rooms a row retires: a page's non-active rooms; a site's rooms, then its Space. */
   private async matrixRooms(row: Retirement): Promise<MatrixRoom[]> {
     const { names } = this.hs;
-    const site = await this.db.site.findUnique({ where: { id: row.siteId }, select: { spaceRoomId: true } });
+    const spaceRoomId = await this.sites.spaceRoomId(row.siteId);
     if (row.targetType === "page") {
-      const rooms = await this.db.room.findMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug, state: { not: "active" } } });
+      const rooms = await this.rooms.inactivePageRooms(row.siteId, row.pageSlug);
       const alias = names.alias(names.roomAliasLocalpart(row.siteId, row.pageSlug));
-      return rooms.map((r) => ({ roomId: r.roomId, name: `[retired] ${r.siteId}/${r.pageSlug}`, alias, space: site?.spaceRoomId ?? null }));
+      return rooms.map((r) => ({ roomId: r.roomId, name: `[retired] ${r.siteId}/${r.pageSlug}`, alias, space: spaceRoomId }));
     }
-    const rooms = await this.db.room.findMany({ where: { siteId: row.siteId } });
+    const rooms = await this.rooms.roomsOf(row.siteId);
     return [
       ...rooms.map((r) => ({ roomId: r.roomId, name: `[retired] ${r.siteId}/${r.pageSlug}`, alias: names.alias(names.roomAliasLocalpart(r.siteId, r.pageSlug)), space: null })),
-      ...(site?.spaceRoomId ? [{ roomId: site.spaceRoomId, name: `[retired] ${row.siteId}`, alias: names.alias(names.spaceAliasLocalpart(row.siteId)), space: null }] : []),
+      ...(spaceRoomId ? [{ roomId: spaceRoomId, name: `[retired] ${row.siteId}`, alias: names.alias(names.spaceAliasLocalpart(row.siteId)), space: null }] : []),
     ];
   }
 
@@ -111,51 +120,8 @@ export class RetirementPass {
 
   /** Whether the bot's leave of the room has been pushed and applied (or its membership never was pushed). */
   private async leaveEchoed(roomId: string): Promise<boolean> {
-    const last = await this.db.matrixEvent.findFirst({
-      where: { roomId, type: "m.room.member", stateKey: this.hs.names.botUserId },
-      orderBy: { seq: "desc" },
-      select: { json: true, status: true },
-    });
+    const last = await this.rooms.lastMembershipEvent(roomId, this.hs.names.botUserId);
     return !last || (last.status !== "waiting" && (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join");
-  }
-
-  /** Deletes the row, and with it the projections and registry rows of the rooms (and a retired site's rows). */
-  private async clear(row: Retirement, roomIds: string[]): Promise<void> {
-    const inRooms = { roomId: { in: roomIds } };
-    await this.db.$transaction(
-      async (tx) => {
-        // Another instance finished it meanwhile (and the slug may have started afresh since).
-        if ((await tx.retirement.deleteMany({ where: { id: row.id } })).count === 0) return;
-        await tx.comment.deleteMany({ where: inRooms });
-        await tx.reaction.deleteMany({ where: inRooms });
-        await tx.roomMember.deleteMany({ where: inRooms });
-        await tx.roomState.deleteMany({ where: inRooms });
-        await tx.roomTyping.deleteMany({ where: inRooms });
-        await tx.matrixEvent.deleteMany({ where: inRooms });
-        await tx.projectionRepair.deleteMany({ where: inRooms });
-        await tx.rolePowerLevel.deleteMany({ where: inRooms });
-        await tx.room.deleteMany({ where: inRooms });
-        if (row.targetType === "page") {
-          await tx.liveEvent.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
-          // The page's moderators (and pending claims) go with it: its next room starts fresh.
-          await tx.roleClaim.deleteMany({ where: { siteId: row.siteId, pageSlug: row.pageSlug } });
-          await repositionPage(tx, row.siteId, row.pageSlug);
-          return;
-        }
-        const site = { siteId: row.siteId };
-        await tx.liveEvent.deleteMany({ where: site });
-        await tx.comment.deleteMany({ where: site });
-        await forgetPositions(tx, row.siteId);
-        await tx.submission.deleteMany({ where: site });
-        await tx.siteVerification.deleteMany({ where: site });
-        await tx.siteOrigin.deleteMany({ where: site });
-        await tx.room.deleteMany({ where: site });
-        await tx.site.deleteMany({ where: { id: row.siteId } });
-        // Page retirements of the site were covered by this one.
-        await tx.retirement.deleteMany({ where: site });
-      },
-      { timeout: 60_000 },
-    );
   }
 }
 

@@ -3,9 +3,12 @@
 // leaves a Retirement row for the background pass (pass.ts), which does the slow, failure-prone
 // Matrix work and finally clears the local rows.
 import type { PageChange } from "../../cluster/signals.ts";
-import type { Db, Tx } from "../../db/client.ts";
+import type { Db } from "../../db/client.ts";
 import { DomainError, notFound } from "../../core/errors.ts";
+import { RoomStore } from "../rooms/room-store.ts";
+import { SiteStore } from "../sites/site-store.ts";
 import { checkPath } from "../sites/sites.ts";
+import { RetirementStore } from "./retirement-store.ts";
 
 export type RetirementTarget = "site" | "page" | "room";
 
@@ -22,24 +25,27 @@ export interface RetirementState {
 type RoomRow = { roomId: string; siteId: string; pageSlug: string; state: string };
 
 export class Retirements {
+  private readonly store: RetirementStore;
+  private readonly sites: SiteStore;
+  private readonly rooms: RoomStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     /** Ids of the sites declared in [sites], which the API cannot retire. */
     private readonly declared: (siteId: string) => boolean,
     /** Called after a request is recorded (reads of the page, or site, change): runs the pass soon. */
     private readonly requested: (change: PageChange) => void,
-  ) {}
+  ) {
+    this.store = new RetirementStore(db);
+    this.sites = new SiteStore(db);
+    this.rooms = new RoomStore(db);
+  }
 
   /** Retires a site: idempotent while it is retiring. */
   async retireSite(siteId: string): Promise<RetirementState> {
     await this.requireSite(siteId);
     if (this.declared(siteId)) throw new DomainError("config-declared", 409, `Site ${siteId} is declared in [sites]; remove it from the configuration instead.`);
-    await this.db.$transaction(async (tx) => {
-      await tx.site.update({ where: { id: siteId }, data: { status: "retiring", claimTokenHash: null } });
-      await tx.room.updateMany({ where: { siteId, state: "active" }, data: { state: "retiring" } });
-      await dropQueued(tx, { siteId }, `site ${siteId} retired`);
-      await record(tx, "site", siteId, "");
-    });
+    await this.store.retireSite(siteId);
     this.requested({ siteId, pageSlug: null });
     return siteState(siteId, "retiring");
   }
@@ -47,7 +53,7 @@ export class Retirements {
   /** Retires a page's active room: 404 when the page has none (unknown, or already retired). */
   async retirePage(siteId: string, pageSlug: string): Promise<RetirementState> {
     await this.requireSite(siteId, pageSlug);
-    const room = await this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" } });
+    const room = await this.rooms.activeRoom(siteId, pageSlug);
     if (!room) throw roomNotFound(`Page ${siteId}/${pageSlug} has no active room.`);
     await this.retireRoomRow(room);
     return pageState(siteId, pageSlug, "retiring");
@@ -55,7 +61,7 @@ export class Retirements {
 
   /** The operator's form: a page retirement named by its room. */
   async retireRoom(roomId: string): Promise<RetirementState> {
-    const room = await this.db.room.findUnique({ where: { roomId } });
+    const room = await this.rooms.find(roomId);
     if (room?.state !== "active") throw roomNotFound(`Room ${roomId} is not an active page room.`);
     await this.retireRoomRow(room);
     return roomState(room, "retiring");
@@ -70,51 +76,30 @@ export class Retirements {
   /** A page's state while it has a room: "retiring" once requested, else "active". */
   async pageRetirement(siteId: string, pageSlug: string): Promise<RetirementState> {
     await this.requireSite(siteId, pageSlug);
-    const rooms = await this.db.room.findMany({ where: { siteId, pageSlug, state: { in: ["active", "retiring"] } }, select: { state: true } });
-    if (rooms.length === 0) throw roomNotFound(`Page ${siteId}/${pageSlug} has no room.`);
-    return pageState(siteId, pageSlug, rooms.some((r) => r.state === "retiring") ? "retiring" : "active");
+    const states = await this.rooms.pageRoomStates(siteId, pageSlug);
+    if (states.length === 0) throw roomNotFound(`Page ${siteId}/${pageSlug} has no room.`);
+    return pageState(siteId, pageSlug, states.includes("retiring") ? "retiring" : "active");
   }
 
   /** A room's state while it is in the registry. */
   async roomRetirement(roomId: string): Promise<RetirementState> {
-    const room = await this.db.room.findUnique({ where: { roomId } });
+    const room = await this.rooms.find(roomId);
     if (!room) throw roomNotFound(`Room ${roomId} is not a page room of this service.`);
     return roomState(room, room.state);
   }
 
   private async retireRoomRow(room: RoomRow): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      // Conditional, so of two concurrent requests the second is a 404 like any later one.
-      const { count } = await tx.room.updateMany({ where: { roomId: room.roomId, state: "active" }, data: { state: "retiring" } });
-      if (count === 0) throw roomNotFound(`Room ${room.roomId} is already retired.`);
-      await dropQueued(tx, { siteId: room.siteId, pageSlug: room.pageSlug }, `page ${room.siteId}/${room.pageSlug} retired`);
-      await record(tx, "page", room.siteId, room.pageSlug);
-    });
+    // Of two concurrent requests the second is a 404 like any later one.
+    if (!(await this.store.retireRoom(room))) throw roomNotFound(`Room ${room.roomId} is already retired.`);
     this.requested({ siteId: room.siteId, pageSlug: room.pageSlug });
   }
 
   private async requireSite(siteId: string, pageSlug?: string): Promise<{ status: string }> {
     checkPath(siteId, pageSlug);
-    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { status: true } });
+    const site = await this.sites.status(siteId);
     if (!site) throw notFound("site-not-found", `Site ${siteId} is not registered.`);
     return site;
   }
-}
-
-/**
- * Writes accepted but not yet sent would otherwise land in the retiring rooms, or in a fresh
- * room provisioned for a retired page.
- */
-async function dropQueued(tx: Tx, where: { siteId: string; pageSlug?: string }, reason: string): Promise<void> {
-  await tx.submission.updateMany({ where: { ...where, status: "queued" }, data: { status: "failed", lastError: reason, leaseUntil: null, completedAt: new Date() } });
-}
-
-async function record(tx: Tx, targetType: "site" | "page", siteId: string, pageSlug: string): Promise<void> {
-  await tx.retirement.upsert({
-    where: { targetType_siteId_pageSlug: { targetType, siteId, pageSlug } },
-    create: { targetType, siteId, pageSlug },
-    update: {},
-  });
 }
 
 const siteState = (siteId: string, state: string): RetirementState => ({ targetType: "site", targetId: siteId, siteId, pageSlug: null, state });

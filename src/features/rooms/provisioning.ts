@@ -3,6 +3,9 @@
 // taken alias means the room exists, and it is adopted.
 import type { Db } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
+import { SiteStore } from "../sites/site-store.ts";
+import { VisitorStore } from "../visitors/visitor-store.ts";
+import { RoomStore } from "./room-store.ts";
 
 const MAX_REMEMBERED_JOINS = 10_000;
 const membershipKey = (userId: string, roomId: string): string => `${roomId} ${userId}`;
@@ -17,24 +20,31 @@ export interface RoomRoster {
 
 export class Provisioner {
   private readonly joined = new Set<string>();
+  private readonly rooms: RoomStore;
+  private readonly sites: SiteStore;
+  private readonly visitors: VisitorStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: Homeserver,
     private readonly roomVersion: string,
     /** Applies the events the homeserver pushed before the room was recorded (Projector.replayWaiting). */
     private readonly recorded: (roomId: string) => Promise<void>,
     private readonly roster: RoomRoster,
-  ) {}
+  ) {
+    this.rooms = new RoomStore(db);
+    this.sites = new SiteStore(db);
+    this.visitors = new VisitorStore(db);
+  }
 
   async ensureSpace(siteId: string): Promise<string> {
-    const site = await this.db.site.findUniqueOrThrow({ where: { id: siteId } });
-    if (site.spaceRoomId) return site.spaceRoomId;
+    const existing = await this.sites.spaceRoomIdOrThrow(siteId);
+    if (existing) return existing;
     const aliasLocalpart = this.hs.names.spaceAliasLocalpart(siteId);
     const users = await this.roster.initialLevels(siteId, null);
     const created = await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true, users });
     const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
-    await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId: roomId } });
+    await this.sites.setSpaceRoomId(siteId, roomId);
     // An adopted Space's levels are unknown: the convergence pass writes the roles into it.
     if (created) await this.roster.recordCreated(siteId, roomId, users);
     await this.recorded(roomId);
@@ -42,8 +52,8 @@ export class Provisioner {
   }
 
   async ensurePageRoom(siteId: string, pageSlug: string): Promise<string> {
-    const existing = await this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" } });
-    if (existing) return existing.roomId;
+    const existing = await this.rooms.activeRoomId(siteId, pageSlug);
+    if (existing) return existing;
     const spaceId = await this.ensureSpace(siteId);
     const server = this.hs.names.serverName;
     const aliasLocalpart = this.hs.names.roomAliasLocalpart(siteId, pageSlug);
@@ -58,11 +68,7 @@ export class Provisioner {
     });
     const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
     await this.hs.sendState(spaceId, "m.space.child", roomId, { via: [server] });
-    await this.db.room.upsert({
-      where: { roomId },
-      create: { roomId, siteId, pageSlug, roomVersion: this.roomVersion },
-      update: {},
-    });
+    await this.rooms.register(roomId, siteId, pageSlug, this.roomVersion);
     if (created) await this.roster.recordCreated(siteId, roomId, users);
     await this.recorded(roomId);
     return roomId;
@@ -72,17 +78,17 @@ export class Provisioner {
   async ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string> {
     const keyBytes = Buffer.from(publicKey, "base64url");
     const userId = this.hs.names.visitorUserId(siteId, keyBytes);
-    let user = await this.db.virtualUser.findUnique({ where: { userId } });
+    let user = await this.visitors.findUser(userId);
     if (!user) {
       await this.hs.registerUser(this.hs.names.visitorLocalpart(siteId, keyBytes));
-      user = await this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+      user = await this.visitors.recordUser(userId, siteId, publicKey);
     }
     // A new visitor without a name gets a neutral one rather than the hash localpart.
     const localpart = userId.slice(1, userId.indexOf(":"));
     const wanted = displayName ?? (user.displayName === null ? `Visitor ${localpart.slice(-6)}` : null);
     if (wanted !== null && wanted !== user.displayName) {
       await this.hs.setDisplayName(userId, wanted);
-      await this.db.virtualUser.update({ where: { userId }, data: { displayName: wanted } });
+      await this.visitors.setDisplayName(userId, wanted);
     }
     return userId;
   }
@@ -95,8 +101,7 @@ export class Provisioner {
   async ensureJoined(userId: string, roomId: string): Promise<void> {
     const key = membershipKey(userId, roomId);
     if (this.joined.has(key)) return;
-    const member = await this.db.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } });
-    if (member?.membership !== "join") await this.hs.joinRoom(userId, roomId);
+    if ((await this.rooms.membership(roomId, userId)) !== "join") await this.hs.joinRoom(userId, roomId);
     if (this.joined.size >= MAX_REMEMBERED_JOINS) this.joined.delete(this.joined.values().next().value!);
     this.joined.add(key);
   }

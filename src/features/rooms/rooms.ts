@@ -1,6 +1,7 @@
 // Public reads of a page's room and of role rosters, all from the projected read model: room
 // info from RoomState, RoomMember and the MatrixEvent store; rosters from power levels.
 import type { Db } from "../../db/client.ts";
+import { RoomStore } from "./room-store.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
 import { notFound } from "../../core/errors.ts";
 import { deriveRosters, EMPTY_ROSTERS, inServiceNamespace, type Rosters } from "./roles.ts";
@@ -11,6 +12,7 @@ export const SYSTEM_MESSAGE_LIMIT = 100;
 const SYSTEM_MESSAGE_TYPES = ["m.room.member", "m.room.name", "m.room.topic", "m.room.avatar"];
 
 export interface RoomReadDeps {
+  /** For the room store (src/features/rooms/room-store.ts). */
   db: Db;
   sites: Sites;
   names: MatrixNames;
@@ -41,16 +43,12 @@ export interface PageRoster extends Rosters {
 }
 
 export async function roomInfo(deps: RoomReadDeps, siteId: string, pageSlug: string): Promise<RoomInfo> {
-  const { db, names } = deps;
-  const roomId = await activeRoomId(deps, siteId, pageSlug);
+  const rooms = new RoomStore(deps.db);
+  const roomId = await activeRoomId(deps, rooms, siteId, pageSlug);
   const [state, memberCount, events] = await Promise.all([
-    currentState(db, roomId, ["m.room.name", "m.room.topic", "m.room.avatar"]),
-    db.roomMember.count({ where: { roomId, membership: "join", userId: { not: names.botUserId } } }),
-    db.matrixEvent.findMany({
-      where: { roomId, type: { in: SYSTEM_MESSAGE_TYPES } },
-      orderBy: [{ originServerTs: "desc" }, { seq: "desc" }],
-      take: SYSTEM_MESSAGE_LIMIT,
-    }),
+    currentState(rooms, roomId, ["m.room.name", "m.room.topic", "m.room.avatar"]),
+    rooms.joinedCount(roomId, deps.names.botUserId),
+    rooms.latestEvents(roomId, SYSTEM_MESSAGE_TYPES, SYSTEM_MESSAGE_LIMIT),
   ]);
   return {
     roomId,
@@ -71,33 +69,34 @@ export async function roomInfo(deps: RoomReadDeps, siteId: string, pageSlug: str
 
 /** The page room's rosters, from its power levels. */
 export async function pageRoles(deps: RoomReadDeps, siteId: string, pageSlug: string): Promise<PageRoster> {
-  const roomId = await activeRoomId(deps, siteId, pageSlug);
-  return { siteId, pageSlug, roomId, ...(await rostersOf(deps, roomId)) };
+  const rooms = new RoomStore(deps.db);
+  const roomId = await activeRoomId(deps, rooms, siteId, pageSlug);
+  return { siteId, pageSlug, roomId, ...(await rostersOf(deps, rooms, roomId)) };
 }
 
 /** The site's rosters, from its Space's power levels: empty until the Space exists. */
 export async function siteRoles(deps: RoomReadDeps, siteId: string): Promise<Rosters> {
   await deps.sites.requireReadable(siteId);
-  const site = await deps.db.site.findUniqueOrThrow({ where: { id: siteId }, select: { spaceRoomId: true } });
-  return site.spaceRoomId ? rostersOf(deps, site.spaceRoomId) : EMPTY_ROSTERS;
+  const spaceRoomId = await deps.sites.store.spaceRoomIdOrThrow(siteId);
+  return spaceRoomId ? rostersOf(deps, new RoomStore(deps.db), spaceRoomId) : EMPTY_ROSTERS;
 }
 
 /** 400 for malformed ids, 404 for an unregistered site or a page without an active room yet. */
-async function activeRoomId(deps: RoomReadDeps, siteId: string, pageSlug: string): Promise<string> {
+async function activeRoomId(deps: RoomReadDeps, rooms: RoomStore, siteId: string, pageSlug: string): Promise<string> {
   await deps.sites.requireReadable(siteId, pageSlug);
-  const room = await deps.db.room.findFirst({ where: { siteId, pageSlug, state: "active" }, select: { roomId: true } });
-  if (!room) throw notFound("room-not-found", `Page ${siteId}/${pageSlug} has no room yet.`);
-  return room.roomId;
+  const roomId = await rooms.activeRoomId(siteId, pageSlug);
+  if (!roomId) throw notFound("room-not-found", `Page ${siteId}/${pageSlug} has no room yet.`);
+  return roomId;
 }
 
-async function rostersOf(deps: RoomReadDeps, roomId: string): Promise<Rosters> {
-  const state = await currentState(deps.db, roomId, ["m.room.power_levels"]);
+async function rostersOf(deps: RoomReadDeps, rooms: RoomStore, roomId: string): Promise<Rosters> {
+  const state = await currentState(rooms, roomId, ["m.room.power_levels"]);
   return deriveRosters(state.get("m.room.power_levels"), inServiceNamespace(deps.names));
 }
 
 /** The room's current content of each state type (state key ""). */
-async function currentState(db: Db, roomId: string, types: string[]): Promise<Map<string, unknown>> {
-  const rows = await db.roomState.findMany({ where: { roomId, stateKey: "", type: { in: types } } });
+async function currentState(rooms: RoomStore, roomId: string, types: string[]): Promise<Map<string, unknown>> {
+  const rows = await rooms.currentState([roomId], types);
   return new Map(rows.map((r) => [r.type, JSON.parse(r.content)]));
 }
 

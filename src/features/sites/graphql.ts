@@ -44,14 +44,14 @@ builder.queryField("site", (t) =>
     type: "Site",
     nullable: true,
     args: { id: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.services.db.site.findUnique({ ...query, where: { id: args.id } }),
+    resolve: (query, _root, args, ctx) => ctx.services.sites.store.findForQuery(query, args.id),
   }),
 );
 
 builder.queryField("sites", (t) =>
   t.prismaField({
     type: ["Site"],
-    resolve: (query, _root, _args, ctx) => ctx.services.db.site.findMany({ ...query, orderBy: { id: "asc" } }),
+    resolve: (query, _root, _args, ctx) => ctx.services.sites.store.listForQuery(query),
   }),
 );
 

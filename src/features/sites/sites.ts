@@ -8,6 +8,7 @@ import { DomainError, forbidden, notFound, validationError } from "../../core/er
 import { normalizeOrigin } from "../../security/origin.ts";
 import { isValidPageSlug, isValidSiteId } from "../../core/identifiers.ts";
 import { randomToken } from "../../security/random-token.ts";
+import { SiteStore } from "./site-store.ts";
 
 export const hashClaimToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
@@ -26,7 +27,11 @@ export class Sites {
   /** The [sites] overlay by site id. */
   readonly declared: Map<string, SiteDeclaration>;
 
-  constructor(private readonly db: Db, declarations: SiteDeclaration[]) {
+  /** The Site aggregate's queries, shared with the operator feature, room reads and the GraphQL site fields. */
+  readonly store: SiteStore;
+
+  constructor(db: Db, declarations: SiteDeclaration[]) {
+    this.store = new SiteStore(db);
     this.declared = new Map(declarations.map((d) => [d.siteId, d]));
   }
 
@@ -36,20 +41,8 @@ export class Sites {
    * no ownership proof, so it stops accepting writes until an origin is verified).
    */
   async syncDeclarations(): Promise<void> {
-    for (const decl of this.declared.values()) {
-      await this.db.$transaction(async (tx) => {
-        await tx.site.upsert({ where: { id: decl.siteId }, create: { id: decl.siteId, source: "config" }, update: { source: "config" } });
-        await tx.siteOrigin.deleteMany({ where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } } });
-        for (const origin of decl.origins) {
-          await tx.siteOrigin.upsert({
-            where: { siteId_origin: { siteId: decl.siteId, origin } },
-            create: { siteId: decl.siteId, origin, source: "config" },
-            update: {},
-          });
-        }
-      });
-    }
-    await this.db.siteOrigin.deleteMany({ where: { source: "config", siteId: { notIn: [...this.declared.keys()] } } });
+    for (const decl of this.declared.values()) await this.store.syncDeclaration(decl);
+    await this.store.dropConfigOriginsExcept([...this.declared.keys()]);
   }
 
   /** Registers a site under `requestedId`, or a generated 32-hex id. The claim token is returned once. */
@@ -61,9 +54,7 @@ export class Sites {
     const claimToken = randomToken();
     if (this.declared.has(siteId)) throw siteTaken(siteId);
     try {
-      await this.db.site.create({
-        data: { id: siteId, source: "api", idGenerated: requestedId === null, claimTokenHash: hashClaimToken(claimToken) },
-      });
+      await this.store.createRegistered(siteId, requestedId === null, hashClaimToken(claimToken));
     } catch (err) {
       throw isUniqueViolation(err) ? siteTaken(siteId) : err;
     }
@@ -71,13 +62,13 @@ export class Sites {
   }
 
   async find(siteId: string): Promise<SiteWithOrigins | null> {
-    return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true } } } });
+    return this.store.find(siteId);
   }
 
   /** The site for a public read: 400 for a malformed id, 404 when not registered. */
   async requireReadable(siteId: string, pageSlug?: string): Promise<{ id: string; status: string }> {
     checkPath(siteId, pageSlug);
-    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { id: true, status: true } });
+    const site = await this.store.status(siteId);
     if (!site) throw siteNotFound(siteId);
     return site;
   }
@@ -88,7 +79,7 @@ export class Sites {
     const site = await this.find(siteId);
     if (!site) throw siteNotFound(siteId);
     if (site.status !== "active") throw new DomainError("site-retired", 410, `Site ${siteId} is retired and accepts no writes.`);
-    if (pageSlug !== undefined && (await this.db.room.count({ where: { siteId, pageSlug, state: "retiring" } })) > 0) {
+    if (pageSlug !== undefined && (await this.store.pageRetiring(siteId, pageSlug))) {
       throw new DomainError("page-retired", 410, `Page ${siteId}/${pageSlug} is retired and accepts no writes.`);
     }
     return site;
@@ -132,8 +123,7 @@ export class Sites {
     if (site.origins.length === 0) throw new DomainError("site-not-verified", 409, `Site ${siteId} has no verified origin yet; verify one first.`);
     const secret = randomToken();
     // Conditional, so of two concurrent first issues only one succeeds.
-    const { count } = await this.db.site.updateMany({ where: rotate ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
-    if (count === 0) throw new DomainError("secret-exists", 409, `Site ${siteId} already has a secret; send {"rotate": true} to replace it.`);
+    if (!(await this.store.setSecret(siteId, secret, rotate))) throw new DomainError("secret-exists", 409, `Site ${siteId} already has a secret; send {"rotate": true} to replace it.`);
     return { siteId, secret };
   }
 

@@ -7,6 +7,8 @@ import type { Sites } from "../sites/sites.ts";
 import { eventBytes } from "../../matrix/events.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import type { Provisioner } from "../rooms/provisioning.ts";
+import { RoomStore } from "../rooms/room-store.ts";
+import { SiteStore } from "../sites/site-store.ts";
 import type { RoomEvent } from "../../projection/room-event.ts";
 import { MAX_CONTENT_BYTES } from "../../writes/event-size.ts";
 import { parseMxc } from "../media/proxy-urls.ts";
@@ -24,15 +26,20 @@ export interface FoundSticker {
 export class StickerPacks {
   /** Edits of one pack run one at a time in this process, so concurrent edits do not lose each other. */
   private readonly edits = new Map<string, Promise<unknown>>();
+  private readonly siteStore: SiteStore;
+  private readonly rooms: RoomStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sites: Sites,
     private readonly hs: Homeserver,
     private readonly provisioner: Provisioner,
     /** Applies an event the service sent as if the homeserver had pushed it (Projector.applyTransaction). */
     private readonly applySent: (event: RoomEvent) => Promise<void>,
-  ) {}
+  ) {
+    this.siteStore = new SiteStore(db);
+    this.rooms = new RoomStore(db);
+  }
 
   /** The site's packs by pack id; 404 for an unregistered site, none before its Space exists. */
   async list(siteId: string): Promise<StickerPack[]> {
@@ -70,9 +77,9 @@ export class StickerPacks {
   }
 
   private async packs(siteId: string): Promise<StickerPack[]> {
-    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } });
-    if (!site?.spaceRoomId) return [];
-    const rows = await this.db.roomState.findMany({ where: { roomId: site.spaceRoomId, type: IMAGE_PACK_EVENT } });
+    const spaceRoomId = await this.siteStore.spaceRoomId(siteId);
+    if (!spaceRoomId) return [];
+    const rows = await this.rooms.stateOfType(spaceRoomId, IMAGE_PACK_EVENT);
     // Ordered here, not by the database: collations differ between providers.
     rows.sort((a, b) => (a.stateKey < b.stateKey ? -1 : a.stateKey > b.stateKey ? 1 : 0));
     // Empty content is how Matrix removes a state event: no pack.
@@ -99,7 +106,7 @@ export class StickerPacks {
   private edit(siteId: string, packId: string, change: (content: PackContent | null) => PackContent | null, createSpace: boolean): Promise<StickerPack> {
     const key = `${siteId}\u0000${packId}`;
     const run = (this.edits.get(key) ?? Promise.resolve()).catch(() => {}).then(async () => {
-      const spaceId = createSpace ? await this.provisioner.ensureSpace(siteId) : (await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }))?.spaceRoomId;
+      const spaceId = createSpace ? await this.provisioner.ensureSpace(siteId) : await this.siteStore.spaceRoomId(siteId);
       if (!spaceId) return readPack(packId, {});
       const current = await this.hs.getState(spaceId, IMAGE_PACK_EVENT, packId);
       const next = change(current);

@@ -32,7 +32,7 @@ builder.mutationField("confirmOriginVerification", (t) =>
     args: { siteId: t.arg.string({ required: true }), origin: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       await ctx.services.verifications.confirm(args.siteId, args.origin);
-      return ctx.services.db.site.findUniqueOrThrow({ ...query, where: { id: args.siteId } });
+      return ctx.services.sites.store.findOrThrowForQuery(query, args.siteId);
     },
   }),
 );

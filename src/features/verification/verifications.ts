@@ -2,6 +2,7 @@
 // records the origin as verified. One pending verification per site and origin; a new start
 // replaces it.
 import type { Db } from "../../db/client.ts";
+import { VerificationStore } from "./verification-store.ts";
 import { normalizeOrigin } from "../../security/origin.ts";
 import { isIpOrigin, VERIFICATION_METHODS, type OriginVerifier, type VerificationMethod } from "./verifier.ts";
 import { DomainError, notFound, validationError } from "../../core/errors.ts";
@@ -20,11 +21,15 @@ export interface StartedVerification {
 }
 
 export class Verifications {
+  private readonly store: VerificationStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sites: Sites,
     private readonly verifier: OriginVerifier,
-  ) {}
+  ) {
+    this.store = new VerificationStore(db);
+  }
 
   async start(siteId: string, rawOrigin: string, requested: string[] | null): Promise<StartedVerification> {
     await this.sites.requireWritable(siteId);
@@ -37,11 +42,7 @@ export class Verifications {
     const token = randomToken();
     const expiresAt = new Date(Date.now() + VERIFICATION_TTL_HOURS * 3600_000);
     const pending = { token, methods: JSON.stringify(methods), attempts: 0, expiresAt };
-    await this.db.siteVerification.upsert({
-      where: { siteId_origin: { siteId, origin } },
-      create: { siteId, origin, ...pending },
-      update: pending,
-    });
+    await this.store.replacePending(siteId, origin, pending);
     return { origin, token, expiresAt, methods, instructions: this.verifier.instructions(origin, { siteId, token }, methods) };
   }
 
@@ -49,18 +50,14 @@ export class Verifications {
   async confirm(siteId: string, rawOrigin: string): Promise<void> {
     await this.sites.requireWritable(siteId);
     const origin = parseOrigin(rawOrigin);
-    const pending = await this.db.siteVerification.findUnique({ where: { siteId_origin: { siteId, origin } } });
+    const pending = await this.store.find(siteId, origin);
     if (!pending) throw notFound("verification-not-found", `No verification of ${origin} is pending for site ${siteId}; start one first.`);
     if (pending.expiresAt.getTime() <= Date.now()) {
       throw new DomainError("verification-expired", 410, `The verification token for ${origin} expired at ${pending.expiresAt.toISOString()}; start a new verification.`);
     }
     // The attempt is spent before the proof is looked at, in one conditional update, so
     // concurrent confirms cannot exceed the budget.
-    const spent = await this.db.siteVerification.updateMany({
-      where: { id: pending.id, token: pending.token, attempts: { lt: MAX_CONFIRM_ATTEMPTS } },
-      data: { attempts: { increment: 1 } },
-    });
-    if (spent.count === 0) {
+    if (!(await this.store.spendAttempt(pending.id, pending.token, MAX_CONFIRM_ATTEMPTS))) {
       throw new DomainError(
         "verification-attempts-exhausted",
         409,
@@ -73,11 +70,7 @@ export class Verifications {
       const reasons = outcome.failures.map((f) => `${f.method}: ${f.reason}`).join("; ");
       throw new DomainError("verification-failed", 403, `No proof of ${origin} found (${reasons}). ${left} of ${MAX_CONFIRM_ATTEMPTS} attempts left.`);
     }
-    await this.db.$transaction([
-      // A config origin stays a config origin.
-      this.db.siteOrigin.upsert({ where: { siteId_origin: { siteId, origin } }, create: { siteId, origin, source: "verified" }, update: {} }),
-      this.db.siteVerification.deleteMany({ where: { id: pending.id, token: pending.token } }),
-    ]);
+    await this.store.completed(siteId, origin, pending.id, pending.token);
   }
 }
 

@@ -2,6 +2,7 @@
 // virtual user that site_id + key derive. Another site derives another user, so profiles (and
 // avatars) are site-scoped; an unknown visitor has null fields.
 import type { Db } from "../../db/client.ts";
+import { VisitorStore } from "./visitor-store.ts";
 import { validationError } from "../../core/errors.ts";
 import type { Sites } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
@@ -14,11 +15,15 @@ export interface VisitorProfile {
 }
 
 export class VisitorProfiles {
+  private readonly store: VisitorStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sites: Sites,
     private readonly names: MatrixNames,
-  ) {}
+  ) {
+    this.store = new VisitorStore(db);
+  }
 
   /** 400 for a malformed site id or key, 404 for an unregistered site. */
   async profile(siteId: string, authorPublicKey: string): Promise<VisitorProfile> {
@@ -26,10 +31,6 @@ export class VisitorProfiles {
     const key = parsePublicKey(authorPublicKey);
     if (!key) throw validationError("Invalid author_public_key.", [{ field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" }]);
     const userId = this.names.visitorUserId(siteId, key.bytes);
-    const [user, avatar] = await Promise.all([
-      this.db.virtualUser.findUnique({ where: { userId }, select: { displayName: true } }),
-      this.db.visitorAvatar.findUnique({ where: { userId }, select: { url: true } }),
-    ]);
-    return { displayName: user?.displayName ?? null, avatarUrl: avatar?.url ?? null };
+    return this.store.profile(userId);
   }
 }

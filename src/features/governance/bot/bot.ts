@@ -12,6 +12,9 @@ import type { RoomEvent } from "../../../projection/room-event.ts";
 import { FixedWindowLimiter } from "../../../security/rate-limit.ts";
 import * as answers from "./answers.ts";
 import { parseRequest, type BotRequest } from "./commands.ts";
+import { RoomStore } from "../../rooms/room-store.ts";
+import { SiteStore } from "../../sites/site-store.ts";
+import { BotInboxStore } from "./bot-inbox-store.ts";
 import { isBotInvite } from "./intake.ts";
 import { classifyRoom, type RoomKind } from "./room-kind.ts";
 
@@ -30,9 +33,12 @@ const CLAIM_ANSWER_RETRY_MS = [1_000, 3_000, 10_000];
 
 export class Bot {
   private readonly limits: { messages: FixedWindowLimiter; notices: FixedWindowLimiter } | null;
+  private readonly store: BotInboxStore;
+  private readonly sites: SiteStore;
+  private readonly rooms: RoomStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: BotMatrix,
     private readonly governance: GovernanceForBot,
     private readonly options: BotOptions,
@@ -40,12 +46,15 @@ export class Bot {
     // Over the budget a user gets one notice per window (the notices limiter), then silence.
     const perMinute = (limit: number) => new FixedWindowLimiter({ limit, windowSeconds: 60 });
     this.limits = options.messagesPerMinute === null ? null : { messages: perMinute(options.messagesPerMinute), notices: perMinute(1) };
+    this.store = new BotInboxStore(db);
+    this.sites = new SiteStore(db);
+    this.rooms = new RoomStore(db);
   }
 
   /** Handles one event the intake queued; throws on a homeserver failure worth retrying. */
   async handle(event: RoomEvent): Promise<void> {
     if (isBotInvite(event, this.options.botUserId)) return this.answerInvite(event);
-    const room = await this.db.botRoom.findUnique({ where: { roomId: event.room_id } });
+    const room = await this.store.room(event.room_id);
     if (room?.state !== "joined") return;
     if (event.type === "m.room.member") return this.followMembership(event, room.inviter);
     return this.answerMessage(event);
@@ -56,11 +65,7 @@ export class Bot {
     if (this.budget(invite.sender, "invite") !== "within") return;
     const standing = await this.governance.hasStanding(invite.sender);
     // Recorded before joining or declining, so the room's next events are already routed to the bot.
-    await this.db.botRoom.upsert({
-      where: { roomId: invite.room_id },
-      create: { roomId: invite.room_id, inviter: invite.sender, state: standing ? "joined" : "declined" },
-      update: { inviter: invite.sender, state: standing ? "joined" : "declined" },
-    });
+    await this.store.recordInvite(invite.room_id, invite.sender, standing ? "joined" : "declined");
     if (!standing) {
       await this.hs.leaveRoom(this.options.botUserId, invite.room_id, DECLINE_REASON);
       return;
@@ -74,7 +79,7 @@ export class Bot {
   private async followMembership(event: RoomEvent, inviter: string): Promise<void> {
     const membership = event.content?.membership;
     if (event.state_key !== inviter || (membership !== "leave" && membership !== "ban")) return;
-    await this.db.botRoom.update({ where: { roomId: event.room_id }, data: { state: "left" } });
+    await this.store.markLeft(event.room_id);
     await this.hs.leaveRoom(this.options.botUserId, event.room_id);
   }
 
@@ -130,9 +135,9 @@ export class Bot {
   }
 
   private async siteSummary(siteId: string): Promise<answers.SiteSummary | null> {
-    const site = await this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } } });
+    const site = await this.sites.findWithSortedOrigins(siteId);
     if (!site) return null;
-    const pages = await this.db.room.count({ where: { siteId, state: "active" } });
+    const pages = await this.rooms.countActiveRooms(siteId);
     return { siteId, status: site.status, pages, origins: site.origins };
   }
 

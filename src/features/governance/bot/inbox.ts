@@ -8,6 +8,7 @@ import { classifyMatrixError } from "../../../matrix/errors.ts";
 import { retryDelayMs } from "../../../queue/backoff.ts";
 import type { RoomEvent } from "../../../projection/room-event.ts";
 import { PeriodicPass } from "../../../cluster/periodic-pass.ts";
+import { BotInboxStore } from "./bot-inbox-store.ts";
 
 const LEASE_MS = 60_000;
 /** How often a running bot looks for rows it was not woken for (retries, rows another instance stored). */
@@ -22,17 +23,20 @@ export interface BotInboxOptions {
 export class BotInbox {
   /** Woken by every stored event and polled; not started, it only stores (an API-only instance). */
   private readonly pass = new PeriodicPass(() => this.drain());
+  private readonly store: BotInboxStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly handle: (event: RoomEvent) => Promise<void>,
     private readonly options: BotInboxOptions,
-  ) {}
+  ) {
+    this.store = new BotInboxStore(db);
+  }
 
   /** Stores an event for the bot (a repeated push stores nothing twice) and wakes the bot. */
   async add(event: RoomEvent): Promise<void> {
     try {
-      await this.db.botInboxEvent.create({ data: { eventId: event.event_id, roomId: event.room_id, json: JSON.stringify(event) } });
+      await this.store.add(event.event_id, event.room_id, JSON.stringify(event));
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -58,13 +62,9 @@ export class BotInbox {
 
   /** Leases and handles the oldest due row; false when there is none. */
   async processNext(now = new Date()): Promise<boolean> {
-    const due = await this.db.botInboxEvent.findFirst({ where: { OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] }, orderBy: { seq: "asc" } });
+    const due = await this.store.due(now);
     if (!due) return false;
-    const leased = await this.db.botInboxEvent.updateMany({
-      where: { seq: due.seq, leaseUntil: due.leaseUntil },
-      data: { leaseUntil: new Date(now.getTime() + LEASE_MS), attempts: { increment: 1 } },
-    });
-    if (leased.count === 0) return true; // another instance took it
+    if (!(await this.store.lease(due.seq, due.leaseUntil, new Date(now.getTime() + LEASE_MS)))) return true; // another instance took it
     const attempts = due.attempts + 1;
     try {
       await this.handle(JSON.parse(due.json) as RoomEvent);
@@ -73,12 +73,12 @@ export class BotInbox {
       if (failure.transient && attempts < this.options.maxAttempts) {
         const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(attempts, this.options.retryBaseMs));
         this.options.log(`bot: event ${due.eventId} attempt ${attempts} failed (${failure.message}); retrying in ${delay} ms`);
-        await this.db.botInboxEvent.update({ where: { seq: due.seq }, data: { leaseUntil: new Date(Date.now() + delay) } });
+        await this.store.retryAt(due.seq, new Date(Date.now() + delay));
         return true;
       }
       this.options.log(`bot: event ${due.eventId} dropped after ${attempts} attempt(s): ${failure.message}`);
     }
-    await this.db.botInboxEvent.deleteMany({ where: { seq: due.seq } });
+    await this.store.remove(due.seq);
     return true;
   }
 }

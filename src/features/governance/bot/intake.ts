@@ -5,6 +5,7 @@
 // of an ownership transfer).
 import type { Db } from "../../../db/client.ts";
 import type { RoomEvent } from "../../../projection/room-event.ts";
+import { BotInboxStore } from "./bot-inbox-store.ts";
 import type { BotInbox } from "./inbox.ts";
 
 /** handle: queue it for the bot; drop: the bot's, but nothing to do; project: not the bot's. */
@@ -25,11 +26,15 @@ export function routeEvent(event: RoomEvent, botUserId: string, botRoom: boolean
 }
 
 export class BotIntake {
+  private readonly store: BotInboxStore;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly botUserId: string,
     private readonly inbox: BotInbox,
-  ) {}
+  ) {
+    this.store = new BotInboxStore(db);
+  }
 
   /**
    * Takes the bot's events out of a transaction: queues those to handle (durably, before the
@@ -37,7 +42,7 @@ export class BotIntake {
    */
   async take(event: RoomEvent): Promise<boolean> {
     if (typeof event?.event_id !== "string" || typeof event.room_id !== "string") return false;
-    const botRoom = isBotInvite(event, this.botUserId) || (await this.db.botRoom.findUnique({ where: { roomId: event.room_id }, select: { roomId: true } })) !== null;
+    const botRoom = isBotInvite(event, this.botUserId) || (await this.store.isBotRoom(event.room_id));
     const route = routeEvent(event, this.botUserId, botRoom);
     if (route === "handle") await this.inbox.add(event);
     return route !== "project";

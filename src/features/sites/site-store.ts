@@ -1,0 +1,119 @@
+// The Site aggregate (a site and its origins): every query of the sites and operator features.
+import type { Db, Prisma } from "../../db/client.ts";
+import type { SiteDeclaration } from "../../config/config.ts";
+
+const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
+export type SiteRow = Prisma.SiteGetPayload<{ include: typeof WITH_ORIGINS }>;
+
+/** The selection a Pothos `t.prismaField` resolver passes for the fields the query asked for. */
+export type SiteQuery = { include?: Prisma.SiteInclude; select?: Prisma.SiteSelect };
+
+export class SiteStore {
+  constructor(private readonly db: Db) {}
+
+  /** The site exists as declared, with exactly the declared config origins (one transaction). */
+  async syncDeclaration(decl: SiteDeclaration): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      await tx.site.upsert({ where: { id: decl.siteId }, create: { id: decl.siteId, source: "config" }, update: { source: "config" } });
+      await tx.siteOrigin.deleteMany({ where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } } });
+      for (const origin of decl.origins) {
+        await tx.siteOrigin.upsert({
+          where: { siteId_origin: { siteId: decl.siteId, origin } },
+          create: { siteId: decl.siteId, origin, source: "config" },
+          update: {},
+        });
+      }
+    });
+  }
+
+  /** Drops the config origins of sites no longer declared. */
+  async dropConfigOriginsExcept(declaredSiteIds: string[]): Promise<void> {
+    await this.db.siteOrigin.deleteMany({ where: { source: "config", siteId: { notIn: declaredSiteIds } } });
+  }
+
+  /** Throws a unique violation when the id is taken. */
+  async createRegistered(siteId: string, idGenerated: boolean, claimTokenHash: string): Promise<void> {
+    await this.db.site.create({ data: { id: siteId, source: "api", idGenerated, claimTokenHash } });
+  }
+
+  find(siteId: string): Promise<SiteRow | null> {
+    return this.db.site.findUnique({ where: { id: siteId }, include: WITH_ORIGINS });
+  }
+
+  /** A site with its origins ordered by origin (the bot's status answer). */
+  findWithSortedOrigins(siteId: string): Promise<SiteRow | null> {
+    return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } } });
+  }
+
+  status(siteId: string): Promise<{ id: string; status: string } | null> {
+    return this.db.site.findUnique({ where: { id: siteId }, select: { id: true, status: true } });
+  }
+
+  async spaceRoomId(siteId: string): Promise<string | null> {
+    return (await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }))?.spaceRoomId ?? null;
+  }
+
+  /** The site's Space; throws when the site is not registered. */
+  async spaceRoomIdOrThrow(siteId: string): Promise<string | null> {
+    return (await this.db.site.findUniqueOrThrow({ where: { id: siteId }, select: { spaceRoomId: true } })).spaceRoomId;
+  }
+
+  async setSpaceRoomId(siteId: string, spaceRoomId: string): Promise<void> {
+    await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId } });
+  }
+
+  /** Whether the page has a room being retired. */
+  async pageRetiring(siteId: string, pageSlug: string): Promise<boolean> {
+    return (await this.db.room.count({ where: { siteId, pageSlug, state: "retiring" } })) > 0;
+  }
+
+  /** Sets the HMAC secret; with `replace` false only where there is none. False when nothing was set. */
+  async setSecret(siteId: string, secret: string, replace: boolean): Promise<boolean> {
+    const { count } = await this.db.site.updateMany({ where: replace ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
+    return count > 0;
+  }
+
+  async replaceSecret(siteId: string, secret: string): Promise<void> {
+    await this.db.site.update({ where: { id: siteId }, data: { hmacSecret: secret } });
+  }
+
+  removeSecret(siteId: string): Promise<SiteRow> {
+    return this.db.site.update({ where: { id: siteId }, data: { hmacSecret: null }, include: WITH_ORIGINS });
+  }
+
+  /** Replaces the claim token's hash of an active site; false when the site is missing or retiring. */
+  async setClaimTokenHash(siteId: string, claimTokenHash: string): Promise<boolean> {
+    const { count } = await this.db.site.updateMany({ where: { id: siteId, status: "active" }, data: { claimTokenHash } });
+    return count > 0;
+  }
+
+  /** False when the site had no such origin. */
+  async deleteOrigin(siteId: string, origin: string): Promise<boolean> {
+    const { count } = await this.db.siteOrigin.deleteMany({ where: { siteId, origin } });
+    return count > 0;
+  }
+
+  /** One page of sites (all, or the one with `siteId`) by id, and how many there are. */
+  async page(siteId: string | null, skip: number, take: number): Promise<{ total: number; rows: SiteRow[] }> {
+    const where = siteId === null ? {} : { id: siteId };
+    const [total, rows] = await Promise.all([
+      this.db.site.count({ where }),
+      this.db.site.findMany({ where, include: WITH_ORIGINS, orderBy: { id: "asc" }, skip, take }),
+    ]);
+    return { total, rows };
+  }
+
+  /** A site shaped as a GraphQL query selects it. */
+  findForQuery(query: SiteQuery, siteId: string) {
+    return this.db.site.findUnique({ ...query, where: { id: siteId } });
+  }
+
+  findOrThrowForQuery(query: SiteQuery, siteId: string) {
+    return this.db.site.findUniqueOrThrow({ ...query, where: { id: siteId } });
+  }
+
+  /** Every site by id, shaped as a GraphQL query selects them. */
+  listForQuery(query: SiteQuery) {
+    return this.db.site.findMany({ ...query, orderBy: { id: "asc" } });
+  }
+}

@@ -1,0 +1,27 @@
+// The visitor aggregate: the virtual user a site id and a visitor key derive, and its avatar.
+import type { Db } from "../../db/client.ts";
+
+export class VisitorStore {
+  constructor(private readonly db: Db) {}
+
+  findUser(userId: string) {
+    return this.db.virtualUser.findUnique({ where: { userId } });
+  }
+
+  /** Records a registered virtual user (idempotent: another instance may have recorded it). */
+  recordUser(userId: string, siteId: string, publicKey: string) {
+    return this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+  }
+
+  async setDisplayName(userId: string, displayName: string): Promise<void> {
+    await this.db.virtualUser.update({ where: { userId }, data: { displayName } });
+  }
+
+  async profile(userId: string): Promise<{ displayName: string | null; avatarUrl: string | null }> {
+    const [user, avatar] = await Promise.all([
+      this.db.virtualUser.findUnique({ where: { userId }, select: { displayName: true } }),
+      this.db.visitorAvatar.findUnique({ where: { userId }, select: { url: true } }),
+    ]);
+    return { displayName: user?.displayName ?? null, avatarUrl: avatar?.url ?? null };
+  }
+}
