@@ -8,7 +8,7 @@ import { MatrixNames } from "../../src/matrix/names.ts";
 import * as answers from "../../src/features/governance/bot/answers.ts";
 import type { RoleKind } from "../../src/features/governance/standing.ts";
 import { eventually, freshDatabase, serviceFor, startTestService, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
-import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
+import { levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 
@@ -90,8 +90,6 @@ class Account {
     return roomId;
   }
 }
-
-const levelIn = async (roomId: string, userId: string): Promise<number | undefined> => (await getState(roomId, "m.room.power_levels")).users?.[userId];
 
 /** A site registered through the API (a generated id: writes from any origin); returns its id and claim token. */
 async function registeredSite(service: TestService): Promise<{ siteId: string; claimToken: string }> {

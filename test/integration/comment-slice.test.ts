@@ -12,6 +12,7 @@ import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 
@@ -24,11 +25,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     let service: TestService;
     let visitor: Visitor;
 
-    const list = async (body: Record<string, unknown> = {}) => {
-      const res = await fetch(`${service.url}${commentsPath}`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      assert.equal(res.status, 200);
-      return (await res.json()) as { data: any[]; meta: any };
-    };
+    const list = (body: Record<string, unknown> = {}) => listComments(service, siteId, page, body);
 
     before(() => {
       service = running.service;

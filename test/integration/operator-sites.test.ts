@@ -10,6 +10,7 @@ import { signRequest } from "../../src/security/request-signature.ts";
 import { startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { expectProblem } from "../support/problems.ts";
 
 const OTHER_ORIGIN = "https://other.example";
 const DECLARED = uniqueSiteId("declared");
@@ -30,12 +31,6 @@ async function op(method: string, path: string, body?: unknown, token: string | 
 async function ok(res: Response): Promise<any> {
   assert.equal(res.status, 200, await res.clone().text());
   return res.json();
-}
-
-async function expectProblem(res: Response, status: number, code: string): Promise<void> {
-  assert.equal(res.status, status);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(((await res.json()) as any).code, code);
 }
 
 /** An API-registered site with `origins` verified. */

@@ -15,6 +15,7 @@ import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type 
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const enc = encodeURIComponent;
@@ -39,12 +40,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     let alice: { userId: string; token: string };
     let first: string;
 
-    const list = async (body: Record<string, unknown> = {}) => {
-      const res = await fetch(`${service.url}${pagePath}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const json = (await res.json()) as any;
-      assert.equal(res.status, 200, JSON.stringify(json));
-      return json;
-    };
+    const list = (body: Record<string, unknown> = {}) => listComments(service, siteId, page, body);
     const get = async (path: string) => {
       const res = await fetch(`${service.url}${path}`);
       return { status: res.status, body: (await res.json()) as any };

@@ -15,6 +15,7 @@ import { VerificationResolver } from "../../src/features/verification/resolver.t
 import { checkWellKnown } from "../../src/features/verification/well-known.ts";
 import { startTestService, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TestDns, type RecordType } from "../support/dns-server.ts";
+import { expectProblem } from "../support/problems.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -123,13 +124,6 @@ function confirm(siteId: string, origin: string): Promise<Response> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ origin }),
   });
-}
-
-async function expectProblem(res: Response, status: number, code: string): Promise<{ detail: string }> {
-  const body = (await res.json()) as { code: string; detail: string };
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.code, code);
-  return body;
 }
 
 async function expectVerified(siteId: string, origin: string): Promise<void> {
