@@ -12,6 +12,7 @@ import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts
 import { Visitor } from "../support/visitor.ts";
 import { call, ok } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
@@ -30,12 +31,7 @@ function useService(provider: Provider): void {
 }
 
 /** A registered site writable from TEST_ORIGIN; its claim token. */
-async function registerSite(siteId: string): Promise<string> {
-  const { status, body } = await call(service, "POST", "/api/v1/sites", {}, { site_id: siteId });
-  assert.equal(status, 201);
-  await service.services.db.siteOrigin.create({ data: { siteId, origin: TEST_ORIGIN, source: "verified" } });
-  return body.claim_token;
-}
+const siteToken = async (siteId: string) => (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
 
 /** Provisions the page's room (and the site's Space) the way a first comment does; the room id. */
 async function pageRoom(siteId: string, pageSlug: string): Promise<string> {
@@ -60,7 +56,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("claims applied to power levels", () => {
     test("admin, manager and moderator claims: pending, then applied in the Space and rooms", async () => {
       const site = uniqueSiteId("gov");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p1");
       const other = await pageRoom(site, "p2");
       const space = await spaceOf(site);
@@ -113,7 +109,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("a moderator claim needs no room yet: the page's room starts with the role", async () => {
       const site = uniqueSiteId("gov-late-mod");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const mod = await newUser("mod");
       assert.equal((await appoint(site, token, "/pages/later/moderator-claims", mod.userId)).ok, true);
       const room = await pageRoom(site, "later");
@@ -123,7 +119,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("a manager is replicated into a room created after the role was applied", async () => {
       const site = uniqueSiteId("gov-later");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       await pageRoom(site, "first");
       const manager = await newUser("manager");
       assert.equal((await appoint(site, token, "/manager-claims", manager.userId)).ok, true);
@@ -138,7 +134,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("verify tokens", () => {
     test("wrong user, unknown, tampered, expired, reused and cancelled tokens are refused", async () => {
       const site = uniqueSiteId("gov-tokens");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const [alice, mallory] = await Promise.all([newUser("alice"), newUser("mallory")]);
       const { governance } = service.services;
       const claim = await ok(call(service, "POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: alice.userId }));
@@ -166,7 +162,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
       // A retiring site's claims and roles count for nothing.
       const retiring = uniqueSiteId("gov-tokens-retiring");
-      const retiringToken = await registerSite(retiring);
+      const retiringToken = await siteToken(retiring);
       const late = await ok(call(service, "POST", `/api/v1/sites/${retiring}/admin-claims`, claimHeader(retiringToken), { user_id: mallory.userId }));
       assert.equal(await governance.hasStanding(mallory.userId), true);
       await service.services.db.site.update({ where: { id: retiring }, data: { status: "retiring" } });
@@ -178,7 +174,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("revocation", () => {
     test("applied roles are removed from every room; pending claims are cancelled; the last admin is warned about", async () => {
       const site = uniqueSiteId("gov-revoke");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const [alice, bob, carol, dave] = await Promise.all([newUser("alice"), newUser("bob"), newUser("carol"), newUser("dave")]);
@@ -217,7 +213,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("ownership transfer", () => {
     test("the target becomes the only admin, the claim token is rotated and the old one refused", async () => {
       const site = uniqueSiteId("gov-transfer");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const [owner, handMade, target] = await Promise.all([newUser("owner"), newUser("hand"), newUser("target")]);
@@ -252,7 +248,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("a new transfer replaces a pending one", async () => {
       const site = uniqueSiteId("gov-transfer2");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const [first, second] = await Promise.all([newUser("first"), newUser("second")]);
       const a = await ok(call(service, "POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: first.userId }));
       await ok(call(service, "POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: second.userId }));
@@ -263,7 +259,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("claim-token rotation: a fresh token, the old one refused at once", async () => {
       const site = uniqueSiteId("gov-rotate");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const rotated = await ok(call(service, "POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(token)));
       assert.equal(rotated.site_id, site);
       assert.notEqual(rotated.claim_token, token);
@@ -277,7 +273,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("Matrix is the truth; the convergence pass repairs what the service failed to write", () => {
     test("a level edited by hand shows in the rosters and is not reverted; failed writes and missing rows are repaired", async () => {
       const site = uniqueSiteId("gov-hand");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const [admin, mod, manager] = await Promise.all([newUser("admin"), newUser("mod"), newUser("manager")]);
       await appoint(site, token, "/admin-claims", admin.userId);
@@ -325,7 +321,7 @@ describe("route forms on sqlite", () => {
   describe("alternate forms and operator mirrors", () => {
     test("POST on the collections, DELETE with ?user_id=, ownership/transfer, operator mirrors: the same shapes", async () => {
       const site = uniqueSiteId("gov-forms");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const users = await Promise.all(["a", "b", "c", "d", "e", "f", "g"].map(newUser));
@@ -362,7 +358,7 @@ describe("route forms on sqlite", () => {
   describe("retirement", () => {
     test("a retired page's moderators go with its room; the site's roles stay", async () => {
       const site = uniqueSiteId("gov-retire");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       await pageRoom(site, "p");
       const [mod, manager] = await Promise.all([newUser("mod"), newUser("manager")]);
       await appoint(site, token, "/pages/p/moderator-claims", mod.userId);
@@ -383,7 +379,7 @@ describe("route forms on sqlite", () => {
 
     test("user ids: malformed is validation-error, the service's own users are reserved-user-id, on every claim route", async () => {
       const site = uniqueSiteId("gov-codes");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const claims: [string, Record<string, string>][] = [
         ...["/admin-claims", "/manager-claims", "/pages/p/moderator-claims", "/admins", "/managers", "/pages/p/moderators", "/ownership-transfers", "/ownership/transfer"].map((p) => [`/api/v1/sites/${site}${p}`, claimHeader(token)] as [string, Record<string, string>]),
         ...["/admin-claims", "/manager-claims", "/pages/p/moderator-claims", "/ownership-transfers"].map((p) => [`/api/v1/operator/sites/${site}${p}`, OPERATOR] as [string, Record<string, string>]),
@@ -405,7 +401,7 @@ describe("route forms on sqlite", () => {
 
     test("revocations without a claim or role are role-not-found on every revoke route", async () => {
       const site = uniqueSiteId("gov-404");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const user = enc("@nobody:localhost");
       const routes: [string, Record<string, string>][] = [
         [`/api/v1/sites/${site}/admins/${user}`, claimHeader(token)],
@@ -423,7 +419,7 @@ describe("route forms on sqlite", () => {
 
     test("operator mirrors: unknown sites are site-not-found, retiring ones site-retired; the operator token is required", async () => {
       const retiring = uniqueSiteId("gov-retiring");
-      await registerSite(retiring);
+      await siteToken(retiring);
       await service.services.db.site.update({ where: { id: retiring }, data: { status: "retiring" } });
       const unknown = uniqueSiteId("gov-unknown");
       const user = "@someone:localhost";

@@ -17,6 +17,7 @@ import { Visitor } from "../support/visitor.ts";
 import { call } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
 import { listComments, whenListed } from "../support/reads.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
@@ -26,18 +27,11 @@ const claim = (token: string) => ({ "x-service-claim-token": token });
 const pageAlias = (site: string, page: string) => names.alias(names.roomAliasLocalpart(site, page));
 const spaceAlias = (site: string) => names.alias(names.spaceAliasLocalpart(site));
 
-/** A registered site writable from TEST_ORIGIN; returns its claim token. */
-async function registerSite(service: TestService, siteId: string): Promise<string> {
-  const res = await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ site_id: siteId }) });
-  assert.equal(res.status, 201);
-  const { claim_token } = (await res.json()) as { claim_token: string };
-  // A chosen id writes only from a verified origin; verification is not what this file tests.
-  await service.services.db.siteOrigin.create({ data: { siteId, origin: TEST_ORIGIN, source: "verified" } });
-  return claim_token;
-}
-
 const postComment = async (visitor: Visitor, site: string, page: string, text: string) =>
   visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, await visitor.commentBody(site, page, text), { "idempotency-key": randomUUID() });
+
+/** A registered site writable from TEST_ORIGIN; its claim token. */
+const siteToken = async (service: TestService, siteId: string) => (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
 
 /** Posts a comment and waits until it is listed; returns the listed message. */
 async function comment(service: TestService, visitor: Visitor, site: string, page: string, text: string): Promise<{ event_id: string; room_id: string }> {
@@ -113,7 +107,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("a page: writes refused at once, then renamed, alias removed, members gone, read model cleared, slug fresh", async () => {
       const site = uniqueSiteId("ret-page");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const [ada, bob] = [new Visitor(service.url, TEST_ORIGIN), new Visitor(service.url, TEST_ORIGIN)];
       const first = await comment(service, ada, site, "doomed", "first");
       await comment(service, bob, site, "doomed", "second");
@@ -152,7 +146,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("a site: writes and the claim token refused at once, then Space and rooms retired, rows cleared, id registrable again", async () => {
       const site = uniqueSiteId("ret-site");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const a = await comment(service, ada, site, "a", "on a");
       const b = await comment(service, ada, site, "b", "on b");
@@ -182,7 +176,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.equal(await db.liveEvent.count({ where: { siteId: site } }), 0);
 
       // The id can be registered again and starts fresh: a new Space and room under the same aliases.
-      await registerSite(service, site);
+      await siteToken(service, site);
       const fresh = await comment(service, ada, site, "a", "back again");
       assert.notEqual(fresh.room_id, a.room_id);
       assert.notEqual(await resolveAlias(spaceAlias(site)), spaceId);
@@ -201,7 +195,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("operator mirrors, alternate forms and unknown targets", async () => {
       const site = uniqueSiteId("ret-op");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const [p1, p2, p3] = [await comment(service, ada, site, "p1", "one"), await comment(service, ada, site, "p2", "two"), await comment(service, ada, site, "p3", "three")];
       const room = (roomId: string) => `/api/v1/operator/rooms/${enc(roomId)}`;
@@ -234,7 +228,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
       // The owner's alternate site form; a site that never had a comment retires as well.
       const other = uniqueSiteId("ret-alt");
-      const otherToken = await registerSite(service, other);
+      const otherToken = await siteToken(service, other);
       assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 room-not-found");
       assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${other}/pages/none/retirement`, claim(otherToken))), "404 room-not-found");
       assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${other}`, claim(otherToken)), { status: 200, body: { target_type: "site", target_id: other, state: "retiring" } });
@@ -272,7 +266,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     test("a pass cut short after the first steps is recorded, and a new instance on the same database completes it", async () => {
       const site = uniqueSiteId("ret-restart");
       let service = await start(true);
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const { room_id: roomId } = await comment(service, ada, site, "page", "before the crash");
       const watcher = await Watcher.register();

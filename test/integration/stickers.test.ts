@@ -10,19 +10,13 @@ import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../su
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { call, ok } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const claim = (token: string) => ({ "x-service-claim-token": token });
 const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;
-
-async function registerSite(service: TestService): Promise<{ siteId: string; token: string }> {
-  const siteId = uniqueSiteId("stickers");
-  const { status, body } = await call(service, "POST", "/api/v1/sites", {}, { site_id: siteId });
-  assert.equal(status, 201);
-  return { siteId, token: body.claim_token };
-}
 
 const shortcodes = (pack: any) => pack.images.map((i: any) => i.shortcode);
 
@@ -32,7 +26,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("add, replace and remove images; the pack is the Space's m.room.image_pack state", async () => {
       const { service } = holder;
-      const { siteId, token } = await registerSite(service);
+      const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
       const packs = `/api/v1/sites/${siteId}/packs/cats/stickers`;
       assert.deepEqual(await ok(call(service, "GET", `/api/v1/sites/${siteId}/stickers`)), { packs: [] }, "a new site has no packs");
       const nothing = await ok(call(service, "DELETE", `${packs}/purr`, claim(token)));
@@ -76,7 +70,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("the operator mirrors", async () => {
       const { service } = holder;
-      const { siteId } = await registerSite(service);
+      const { siteId } = await registerSite(service, uniqueSiteId("stickers"));
       const packs = `/api/v1/operator/sites/${siteId}/packs/ops/stickers`;
       assert.deepEqual(shortcodes(await ok(call(service, "POST", packs, OPERATOR, { shortcode: "a", url: mxc("a") }))), ["a"]);
       assert.deepEqual(shortcodes(await ok(call(service, "POST", packs, OPERATOR, { shortcode: "b", url: mxc("b"), body: "B" }))), ["a", "b"]);
@@ -103,7 +97,7 @@ describe("sticker packs: Matrix edits and refusals", () => {
 
   test("a pack edited in a Matrix client by a Space admin is reflected in reads, and kept by API edits", async () => {
     const { service } = holder;
-    const { siteId, token } = await registerSite(service);
+    const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
     await ok(call(service, "POST", `/api/v1/sites/${siteId}/packs/cats/stickers`, claim(token), { shortcode: "purr", url: mxc("purr") }));
     const space = await resolveAlias(names.alias(names.spaceAliasLocalpart(siteId)));
 
@@ -143,7 +137,7 @@ describe("sticker packs: Matrix edits and refusals", () => {
 
   test("refusals: unregistered site, claim token, invalid ids and urls", async () => {
     const { service } = holder;
-    const { siteId, token } = await registerSite(service);
+    const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
     const packs = `/api/v1/sites/${siteId}/packs/cats/stickers`;
     const unknown = uniqueSiteId("nope");
     assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${unknown}/stickers`)), "404 site-not-found");
