@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import * as answers from "../../src/features/governance/bot/answers.ts";
 import type { RoleKind } from "../../src/features/governance/standing.ts";
-import { eventually, freshDatabase, serviceFor, startTestService, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -125,7 +125,7 @@ async function claimVia(service: TestService, site: { siteId: string; claimToken
   return body.verify_token;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`role claims through a bot DM on ${provider}`, () => {
     const logs: string[] = [];
     const running = serviceFor(provider, { overrides: { "rate_limit.bot_message": 1000 }, log: (m) => logs.push(m) });

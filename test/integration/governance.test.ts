@@ -6,7 +6,7 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
 import { getState, levelIn, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -50,7 +50,7 @@ async function appoint(siteId: string, token: string, path: string, userId: stri
   return service.services.governance.redeem(userId, claim.verify_token);
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governance on ${provider}`, () => {
+for (const provider of PROVIDERS) describe(`governance on ${provider}`, () => {
   useService(provider);
 
   describe("claims applied to power levels", () => {

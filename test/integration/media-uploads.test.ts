@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getEvent } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
@@ -21,7 +21,7 @@ interface Uploaded {
   voice: boolean;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`media uploads and media comments on ${provider}`, () => {
     const siteId = uniqueSiteId("media");
     const otherSite = uniqueSiteId("media-other");

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
-import { eventually, freshDatabase, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
@@ -38,7 +38,7 @@ async function recordRoom(service: TestService, siteId: string, page: string, ro
   return roomId;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`projection on ${provider}`, () => {
     const siteId = uniqueSiteId("proj");
     const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });

@@ -11,7 +11,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
@@ -28,7 +28,7 @@ async function send(roomId: string, type: string, content: Record<string, unknow
   return res.event_id;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`read cache on ${provider}`, () => {
     const siteId = uniqueSiteId("cache");
     const page = "cached";

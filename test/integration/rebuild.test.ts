@@ -11,7 +11,7 @@ import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, freshDatabase, startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -20,7 +20,7 @@ import { listComments } from "../support/reads.ts";
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const root = resolve(import.meta.dirname, "../..");
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`rebuild on ${provider}`, () => {
     const siteId = uniqueSiteId("rebuild");
     let databaseUrl: string;

@@ -10,7 +10,7 @@ import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { RetirementPass } from "../../src/features/retirement/pass.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -87,7 +87,7 @@ async function assertCleared(service: TestService, roomIds: string[]): Promise<v
   assert.deepEqual(counts, { rooms: 0, comments: 0, members: 0, state: 0, events: 0 });
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`retirement on ${provider}`, () => {
     const DECLARED = uniqueSiteId("declared");
     let service: TestService;

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, serviceFor, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { call, ok } from "../support/calls.ts";
@@ -20,7 +20,7 @@ const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;
 
 const shortcodes = (pack: any) => pack.images.map((i: any) => i.shortcode);
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`sticker packs (${provider})`, () => {
     const holder = serviceFor(provider);
 

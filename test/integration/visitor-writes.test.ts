@@ -4,7 +4,7 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
@@ -14,7 +14,7 @@ import { listComments } from "../support/reads.ts";
 const enc = encodeURIComponent;
 const FAMILY = "👩‍👩‍👧‍👦"; // one grapheme cluster of 7 code points
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`visitor writes on ${provider}`, () => {
     const siteId = uniqueSiteId("writes");
     const page = "page";
