@@ -1,7 +1,7 @@
 // Every configuration key the service understands: its type, default and meaning.
 // The loader validates a TOML file against this table, so an unknown or mistyped key stops
-// start-up with a message naming it; the Config type is derived from it (ConfigValues); the
-// README's configuration section mirrors it.
+// start-up with a message naming it; the Config type is derived from it (ConfigValues);
+// docs/configuration.md mirrors it.
 
 export type KeyType = "string" | "integer" | "boolean" | "string[]";
 

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import * as answers from "../../src/features/governance/bot/answers.ts";
 import type { RoleKind } from "../../src/features/governance/standing.ts";
-import { eventually, freshDatabase, serviceFor, startTestService, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
-import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
+import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 
@@ -91,8 +91,6 @@ class Account {
   }
 }
 
-const levelIn = async (roomId: string, userId: string): Promise<number | undefined> => (await getState(roomId, "m.room.power_levels")).users?.[userId];
-
 /** A site registered through the API (a generated id: writes from any origin); returns its id and claim token. */
 async function registeredSite(service: TestService): Promise<{ siteId: string; claimToken: string }> {
   // fetch reuses connections kept alive to an instance stopped earlier on this port; each fails
@@ -127,7 +125,7 @@ async function claimVia(service: TestService, site: { siteId: string; claimToken
   return body.verify_token;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`role claims through a bot DM on ${provider}`, () => {
     const logs: string[] = [];
     const running = serviceFor(provider, { overrides: { "rate_limit.bot_message": 1000 }, log: (m) => logs.push(m) });

@@ -7,15 +7,16 @@ import sodium from "sodium-native";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`comment slice on ${provider}`, () => {
     const siteId = uniqueSiteId("slice");
     const page = "first-post";
@@ -24,11 +25,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     let service: TestService;
     let visitor: Visitor;
 
-    const list = async (body: Record<string, unknown> = {}) => {
-      const res = await fetch(`${service.url}${commentsPath}`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      assert.equal(res.status, 200);
-      return (await res.json()) as { data: any[]; meta: any };
-    };
+    const list = (body: Record<string, unknown> = {}) => listComments(service, siteId, page, body);
 
     before(() => {
       service = running.service;

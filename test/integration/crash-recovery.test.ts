@@ -14,6 +14,7 @@ import { restartLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
 import { matrixRequest, resolveAlias, roomMessages } from "../support/matrix.ts";
 import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { listComments } from "../support/reads.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const children = new Set<ChildProcess>();
@@ -68,9 +69,8 @@ test("SIGKILL after the 202 and before the Matrix write: after a restart the com
   child = await startProcess(configFile);
   try {
     const listed = await eventually(async () => {
-      const page = await fetch(`${visitor.baseUrl}/api/v1/sites/${siteId}/pages/crash/comments`, { method: "QUERY" });
-      const body = (await page.json()) as { data: any[] };
-      return body.data.length > 0 ? body.data : null;
+      const { data } = await listComments({ url: visitor.baseUrl }, siteId, "crash");
+      return data.length > 0 ? data : null;
     }, 30_000, "the comment after restart");
     assert.equal(listed.length, 1);
     assert.equal(listed[0].submission_id, submission_id);

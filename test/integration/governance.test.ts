@@ -6,10 +6,13 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
-import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { getState, levelIn, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { call, ok } from "../support/calls.ts";
+import { statusAndCode } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
@@ -27,35 +30,8 @@ function useService(provider: Provider): void {
   });
 }
 
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${service.url}${path}`, {
-    method,
-    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-/** The answer's body when it is 200. */
-async function ok(pending: Promise<{ status: number; body: any }>): Promise<any> {
-  const { status, body } = await pending;
-  assert.equal(status, 200, JSON.stringify(body));
-  return body;
-}
-
-/** "<status> <code>" of a problem answer. */
-const problem = async (pending: Promise<{ status: number; body: any }>) => {
-  const { status, body } = await pending;
-  return `${status} ${body.code}`;
-};
-
 /** A registered site writable from TEST_ORIGIN; its claim token. */
-async function registerSite(siteId: string): Promise<string> {
-  const { status, body } = await call("POST", "/api/v1/sites", {}, { site_id: siteId });
-  assert.equal(status, 201);
-  await service.services.db.siteOrigin.create({ data: { siteId, origin: TEST_ORIGIN, source: "verified" } });
-  return body.claim_token;
-}
+const siteToken = async (siteId: string) => (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
 
 /** Provisions the page's room (and the site's Space) the way a first comment does; the room id. */
 async function pageRoom(siteId: string, pageSlug: string): Promise<string> {
@@ -66,30 +42,27 @@ async function pageRoom(siteId: string, pageSlug: string): Promise<string> {
 
 const spaceOf = async (siteId: string) => (await service.services.db.site.findUniqueOrThrow({ where: { id: siteId } })).spaceRoomId!;
 
-/** A user's power level in a room as Synapse has it (undefined: none). */
-const levelIn = async (roomId: string, userId: string): Promise<number | undefined> => (await getState(roomId, "m.room.power_levels")).users?.[userId];
-
 const newUser = async (name: string) => registerMatrixUser(`${name}${randomBytes(4).toString("hex")}`);
 
 /** Claims a role over HTTP (owner route) and redeems it as the user; the redeem outcome. */
 async function appoint(siteId: string, token: string, path: string, userId: string) {
-  const claim = await ok(call("POST", `/api/v1/sites/${siteId}${path}`, claimHeader(token), { user_id: userId }));
+  const claim = await ok(call(service, "POST", `/api/v1/sites/${siteId}${path}`, claimHeader(token), { user_id: userId }));
   return service.services.governance.redeem(userId, claim.verify_token);
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governance on ${provider}`, () => {
+for (const provider of PROVIDERS) describe(`governance on ${provider}`, () => {
   useService(provider);
 
   describe("claims applied to power levels", () => {
     test("admin, manager and moderator claims: pending, then applied in the Space and rooms", async () => {
       const site = uniqueSiteId("gov");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p1");
       const other = await pageRoom(site, "p2");
       const space = await spaceOf(site);
       const [alice, bob, carol] = await Promise.all([newUser("alice"), newUser("bob"), newUser("carol")]);
 
-      const claim = await ok(call("POST", `/api/v1/sites/${site}/admin-claims`, claimHeader(token), { user_id: alice.userId }));
+      const claim = await ok(call(service, "POST", `/api/v1/sites/${site}/admin-claims`, claimHeader(token), { user_id: alice.userId }));
       assert.deepEqual(Object.keys(claim).sort(), ["expires_at", "level", "pending", "user_id", "verify_token"]);
       assert.equal(claim.pending, true);
       assert.equal(claim.user_id, alice.userId);
@@ -125,18 +98,18 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
       // The public rosters follow the projected power levels.
       await eventually(async () => {
-        const roles = await ok(call("GET", `/api/v1/sites/${site}/roles`, {}));
+        const roles = await ok(call(service, "GET", `/api/v1/sites/${site}/roles`, {}));
         return roles.admins.some((e: any) => e.user_id === alice.userId) && roles.managers.some((e: any) => e.user_id === bob.userId);
       }, 20_000, "site roster");
       await eventually(async () => {
-        const roles = await ok(call("GET", `/api/v1/sites/${site}/pages/p1/roles`, {}));
+        const roles = await ok(call(service, "GET", `/api/v1/sites/${site}/pages/p1/roles`, {}));
         return roles.moderators.some((e: any) => e.user_id === carol.userId && e.level === 50);
       }, 20_000, "page roster");
     });
 
     test("a moderator claim needs no room yet: the page's room starts with the role", async () => {
       const site = uniqueSiteId("gov-late-mod");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const mod = await newUser("mod");
       assert.equal((await appoint(site, token, "/pages/later/moderator-claims", mod.userId)).ok, true);
       const room = await pageRoom(site, "later");
@@ -146,7 +119,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("a manager is replicated into a room created after the role was applied", async () => {
       const site = uniqueSiteId("gov-later");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       await pageRoom(site, "first");
       const manager = await newUser("manager");
       assert.equal((await appoint(site, token, "/manager-claims", manager.userId)).ok, true);
@@ -161,10 +134,10 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("verify tokens", () => {
     test("wrong user, unknown, tampered, expired, reused and cancelled tokens are refused", async () => {
       const site = uniqueSiteId("gov-tokens");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const [alice, mallory] = await Promise.all([newUser("alice"), newUser("mallory")]);
       const { governance } = service.services;
-      const claim = await ok(call("POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: alice.userId }));
+      const claim = await ok(call(service, "POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: alice.userId }));
 
       assert.deepEqual(await governance.redeem(mallory.userId, claim.verify_token), { ok: false, reason: "wrong-user" });
       assert.equal(await governance.hasStanding(mallory.userId), false);
@@ -175,22 +148,22 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       assert.equal((await governance.redeem(alice.userId, claim.verify_token)).ok, true);
       assert.deepEqual(await governance.redeem(alice.userId, claim.verify_token), { ok: false, reason: "used" });
 
-      const expiring = await ok(call("POST", `/api/v1/sites/${site}/admin-claims`, claimHeader(token), { user_id: alice.userId }));
+      const expiring = await ok(call(service, "POST", `/api/v1/sites/${site}/admin-claims`, claimHeader(token), { user_id: alice.userId }));
       await service.services.db.roleClaim.updateMany({ where: { userId: alice.userId, role: "admin" }, data: { expiresAt: new Date(Date.now() - 1000) } });
       assert.deepEqual(await governance.redeem(alice.userId, expiring.verify_token), { ok: false, reason: "expired" });
 
       // A new claim replaces the pending one; a revocation cancels it.
-      const first = await ok(call("POST", `/api/v1/sites/${site}/pages/p/moderator-claims`, claimHeader(token), { user_id: alice.userId }));
-      const second = await ok(call("POST", `/api/v1/sites/${site}/pages/p/moderator-claims`, claimHeader(token), { user_id: alice.userId }));
+      const first = await ok(call(service, "POST", `/api/v1/sites/${site}/pages/p/moderator-claims`, claimHeader(token), { user_id: alice.userId }));
+      const second = await ok(call(service, "POST", `/api/v1/sites/${site}/pages/p/moderator-claims`, claimHeader(token), { user_id: alice.userId }));
       assert.deepEqual(await governance.redeem(alice.userId, first.verify_token), { ok: false, reason: "unknown-token" });
-      await ok(call("DELETE", `/api/v1/sites/${site}/pages/p/moderators/${enc(alice.userId)}`, claimHeader(token)));
+      await ok(call(service, "DELETE", `/api/v1/sites/${site}/pages/p/moderators/${enc(alice.userId)}`, claimHeader(token)));
       assert.deepEqual(await governance.redeem(alice.userId, second.verify_token), { ok: false, reason: "unknown-token" });
       assert.deepEqual(await governance.rolesOf(alice.userId), [{ siteId: site, role: "manager", pageSlug: null, level: 75 }]);
 
       // A retiring site's claims and roles count for nothing.
       const retiring = uniqueSiteId("gov-tokens-retiring");
-      const retiringToken = await registerSite(retiring);
-      const late = await ok(call("POST", `/api/v1/sites/${retiring}/admin-claims`, claimHeader(retiringToken), { user_id: mallory.userId }));
+      const retiringToken = await siteToken(retiring);
+      const late = await ok(call(service, "POST", `/api/v1/sites/${retiring}/admin-claims`, claimHeader(retiringToken), { user_id: mallory.userId }));
       assert.equal(await governance.hasStanding(mallory.userId), true);
       await service.services.db.site.update({ where: { id: retiring }, data: { status: "retiring" } });
       assert.equal(await governance.hasStanding(mallory.userId), false);
@@ -201,7 +174,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("revocation", () => {
     test("applied roles are removed from every room; pending claims are cancelled; the last admin is warned about", async () => {
       const site = uniqueSiteId("gov-revoke");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const [alice, bob, carol, dave] = await Promise.all([newUser("alice"), newUser("bob"), newUser("carol"), newUser("dave")]);
@@ -212,9 +185,9 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       // Alice also moderates the page: removing her admin role leaves her that level there.
       await appoint(site, token, "/pages/p/moderator-claims", alice.userId);
 
-      const first = await ok(call("DELETE", `/api/v1/sites/${site}/admins/${enc(dave.userId)}`, claimHeader(token)));
+      const first = await ok(call(service, "DELETE", `/api/v1/sites/${site}/admins/${enc(dave.userId)}`, claimHeader(token)));
       assert.deepEqual(first, { revoked: true, user_id: dave.userId, level: 100 }, "another admin is left: no warnings");
-      const last = await ok(call("DELETE", `/api/v1/sites/${site}/admins/${enc(alice.userId)}`, claimHeader(token)));
+      const last = await ok(call(service, "DELETE", `/api/v1/sites/${site}/admins/${enc(alice.userId)}`, claimHeader(token)));
       assert.equal(last.revoked, true);
       assert.deepEqual(last.warnings.map((w: any) => w.code), ["last-admin-removed"]);
       assert.equal(await levelIn(space, alice.userId), undefined);
@@ -222,16 +195,16 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       assert.equal(await levelIn(space, dave.userId), undefined);
       assert.equal(await levelIn(room, dave.userId), undefined);
 
-      assert.deepEqual(await ok(call("DELETE", `/api/v1/sites/${site}/managers/${enc(bob.userId)}`, claimHeader(token))), { revoked: true, user_id: bob.userId, level: 75 });
+      assert.deepEqual(await ok(call(service, "DELETE", `/api/v1/sites/${site}/managers/${enc(bob.userId)}`, claimHeader(token))), { revoked: true, user_id: bob.userId, level: 75 });
       assert.equal(await levelIn(space, bob.userId), undefined);
       assert.equal(await levelIn(room, bob.userId), undefined);
-      assert.deepEqual(await ok(call("DELETE", `/api/v1/sites/${site}/pages/p/moderators/${enc(carol.userId)}`, claimHeader(token))), { revoked: true, user_id: carol.userId, level: 50 });
+      assert.deepEqual(await ok(call(service, "DELETE", `/api/v1/sites/${site}/pages/p/moderators/${enc(carol.userId)}`, claimHeader(token))), { revoked: true, user_id: carol.userId, level: 50 });
       assert.equal(await levelIn(room, carol.userId), undefined);
 
       // A pending claim is cancelled; a user with neither is 404.
-      await ok(call("POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: carol.userId }));
-      assert.deepEqual(await ok(call("DELETE", `/api/v1/sites/${site}/managers/${enc(carol.userId)}`, claimHeader(token))), { revoked: true, user_id: carol.userId, level: 75 });
-      assert.equal(await problem(call("DELETE", `/api/v1/sites/${site}/managers/${enc(carol.userId)}`, claimHeader(token))), "404 role-not-found");
+      await ok(call(service, "POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: carol.userId }));
+      assert.deepEqual(await ok(call(service, "DELETE", `/api/v1/sites/${site}/managers/${enc(carol.userId)}`, claimHeader(token))), { revoked: true, user_id: carol.userId, level: 75 });
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/managers/${enc(carol.userId)}`, claimHeader(token))), "404 role-not-found");
       assert.equal(await service.services.governance.hasStanding(carol.userId), false);
       assert.equal(await service.services.governance.hasStanding(alice.userId), true, "still a moderator");
     });
@@ -240,7 +213,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
   describe("ownership transfer", () => {
     test("the target becomes the only admin, the claim token is rotated and the old one refused", async () => {
       const site = uniqueSiteId("gov-transfer");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const [owner, handMade, target] = await Promise.all([newUser("owner"), newUser("hand"), newUser("target")]);
@@ -249,9 +222,9 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       await matrixRequest("POST", `/_matrix/client/v3/join/${enc(space)}`, owner.token, {});
       const content = await getState(space, "m.room.power_levels");
       await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(space)}/state/m.room.power_levels/`, owner.token, { ...content, users: { ...content.users, [handMade.userId]: 100 } });
-      await eventually(async () => (await ok(call("GET", `/api/v1/sites/${site}/roles`, {}))).admins.some((e: any) => e.user_id === handMade.userId), 20_000, "hand-made admin projected");
+      await eventually(async () => (await ok(call(service, "GET", `/api/v1/sites/${site}/roles`, {}))).admins.some((e: any) => e.user_id === handMade.userId), 20_000, "hand-made admin projected");
 
-      const transfer = await ok(call("POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: target.userId }));
+      const transfer = await ok(call(service, "POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: target.userId }));
       assert.equal(transfer.pending, true);
       assert.equal(transfer.level, 100);
       assert.equal(transfer.user_id, target.userId);
@@ -269,16 +242,16 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       assert.deepEqual(await service.services.governance.rolesOf(owner.userId), []);
 
       const probe = await newUser("probe");
-      assert.equal(await problem(call("POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: probe.userId })), "403 invalid-claim-token");
-      await ok(call("POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(outcome.newClaimToken!), { user_id: probe.userId }));
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(token), { user_id: probe.userId })), "403 invalid-claim-token");
+      await ok(call(service, "POST", `/api/v1/sites/${site}/manager-claims`, claimHeader(outcome.newClaimToken!), { user_id: probe.userId }));
     });
 
     test("a new transfer replaces a pending one", async () => {
       const site = uniqueSiteId("gov-transfer2");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const [first, second] = await Promise.all([newUser("first"), newUser("second")]);
-      const a = await ok(call("POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: first.userId }));
-      await ok(call("POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: second.userId }));
+      const a = await ok(call(service, "POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: first.userId }));
+      await ok(call(service, "POST", `/api/v1/sites/${site}/ownership-transfers`, claimHeader(token), { user_id: second.userId }));
       assert.deepEqual(await service.services.governance.redeem(first.userId, a.verify_token), { ok: false, reason: "unknown-token" });
       const statuses = (await service.services.db.ownershipTransfer.findMany({ where: { siteId: site }, orderBy: { createdAt: "asc" } })).map((t) => t.status);
       assert.deepEqual(statuses.sort(), ["cancelled", "pending"]);
@@ -286,21 +259,21 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
 
     test("claim-token rotation: a fresh token, the old one refused at once", async () => {
       const site = uniqueSiteId("gov-rotate");
-      const token = await registerSite(site);
-      const rotated = await ok(call("POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(token)));
+      const token = await siteToken(site);
+      const rotated = await ok(call(service, "POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(token)));
       assert.equal(rotated.site_id, site);
       assert.notEqual(rotated.claim_token, token);
-      assert.equal(await problem(call("POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(token))), "403 invalid-claim-token");
-      const again = await ok(call("POST", `/api/v1/sites/${site}/claim-token/rotate`, claimHeader(rotated.claim_token)));
-      assert.equal(await problem(call("POST", `/api/v1/sites/${site}/claim-token/rotate`, claimHeader(rotated.claim_token))), "403 invalid-claim-token");
-      assert.equal((await call("POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(again.claim_token))).status, 200);
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(token))), "403 invalid-claim-token");
+      const again = await ok(call(service, "POST", `/api/v1/sites/${site}/claim-token/rotate`, claimHeader(rotated.claim_token)));
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${site}/claim-token/rotate`, claimHeader(rotated.claim_token))), "403 invalid-claim-token");
+      assert.equal((await call(service, "POST", `/api/v1/sites/${site}/claim-token-rotations`, claimHeader(again.claim_token))).status, 200);
     });
   });
 
   describe("Matrix is the truth; the convergence pass repairs what the service failed to write", () => {
     test("a level edited by hand shows in the rosters and is not reverted; failed writes and missing rows are repaired", async () => {
       const site = uniqueSiteId("gov-hand");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const [admin, mod, manager] = await Promise.all([newUser("admin"), newUser("mod"), newUser("manager")]);
       await appoint(site, token, "/admin-claims", admin.userId);
@@ -309,7 +282,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) describe(`governanc
       const content = await getState(room, "m.room.power_levels");
       await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(room)}/state/m.room.power_levels/`, admin.token, { ...content, users: { ...content.users, [mod.userId]: 60 } });
       await eventually(async () => {
-        const roles = await ok(call("GET", `/api/v1/sites/${site}/pages/p/moderators`, {}));
+        const roles = await ok(call(service, "GET", `/api/v1/sites/${site}/pages/p/moderators`, {}));
         return roles.moderators.some((e: any) => e.user_id === mod.userId && e.level === 60);
       }, 20_000, "hand-edited level in the roster");
 
@@ -348,7 +321,7 @@ describe("route forms on sqlite", () => {
   describe("alternate forms and operator mirrors", () => {
     test("POST on the collections, DELETE with ?user_id=, ownership/transfer, operator mirrors: the same shapes", async () => {
       const site = uniqueSiteId("gov-forms");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const room = await pageRoom(site, "p");
       const space = await spaceOf(site);
       const users = await Promise.all(["a", "b", "c", "d", "e", "f", "g"].map(newUser));
@@ -364,19 +337,19 @@ describe("route forms on sqlite", () => {
       ];
       for (const [i, form] of forms.entries()) {
         const user = users[i]!.userId;
-        const claim = await ok(call("POST", form.claim, form.auth, { user_id: user }));
+        const claim = await ok(call(service, "POST", form.claim, form.auth, { user_id: user }));
         assert.deepEqual([claim.pending, claim.user_id, claim.level], [true, user, form.level], form.claim);
         assert.equal((await service.services.governance.redeem(user, claim.verify_token)).ok, true);
         for (const roomId of form.rooms) assert.equal(await levelIn(roomId, user), form.level, form.claim);
-        const revoked = await ok(call("DELETE", form.revoke(user), form.auth));
+        const revoked = await ok(call(service, "DELETE", form.revoke(user), form.auth));
         assert.equal(revoked.revoked, true);
         assert.equal(revoked.level, form.level);
         for (const roomId of form.rooms) assert.equal(await levelIn(roomId, user), undefined, form.revoke(user));
-        assert.equal(await problem(call("DELETE", form.revoke(user), form.auth)), "404 role-not-found", form.revoke(user));
+        assert.equal(await statusAndCode(call(service, "DELETE", form.revoke(user), form.auth)), "404 role-not-found", form.revoke(user));
       }
       for (const path of [owner("/ownership/transfer"), operator("/ownership-transfers")]) {
         const auth = path.startsWith("/api/v1/operator") ? OPERATOR : claimHeader(token);
-        const transfer = await ok(call("POST", path, auth, { user_id: users[6]!.userId }));
+        const transfer = await ok(call(service, "POST", path, auth, { user_id: users[6]!.userId }));
         assert.deepEqual([transfer.pending, transfer.level, transfer.transfer.status], [true, 100, "pending"], path);
       }
     });
@@ -385,12 +358,12 @@ describe("route forms on sqlite", () => {
   describe("retirement", () => {
     test("a retired page's moderators go with its room; the site's roles stay", async () => {
       const site = uniqueSiteId("gov-retire");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       await pageRoom(site, "p");
       const [mod, manager] = await Promise.all([newUser("mod"), newUser("manager")]);
       await appoint(site, token, "/pages/p/moderator-claims", mod.userId);
       await appoint(site, token, "/manager-claims", manager.userId);
-      assert.equal((await call("POST", `/api/v1/sites/${site}/pages/p/retirement`, claimHeader(token))).status, 202);
+      assert.equal((await call(service, "POST", `/api/v1/sites/${site}/pages/p/retirement`, claimHeader(token))).status, 202);
       await eventually(async () => (await service.services.db.retirement.count({ where: { siteId: site } })) === 0, 60_000, "page retirement done");
       assert.equal(await service.services.governance.hasStanding(mod.userId), false);
       assert.deepEqual(await service.services.governance.rolesOf(manager.userId), [{ siteId: site, role: "manager", pageSlug: null, level: 75 }]);
@@ -406,29 +379,29 @@ describe("route forms on sqlite", () => {
 
     test("user ids: malformed is validation-error, the service's own users are reserved-user-id, on every claim route", async () => {
       const site = uniqueSiteId("gov-codes");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const claims: [string, Record<string, string>][] = [
         ...["/admin-claims", "/manager-claims", "/pages/p/moderator-claims", "/admins", "/managers", "/pages/p/moderators", "/ownership-transfers", "/ownership/transfer"].map((p) => [`/api/v1/sites/${site}${p}`, claimHeader(token)] as [string, Record<string, string>]),
         ...["/admin-claims", "/manager-claims", "/pages/p/moderator-claims", "/ownership-transfers"].map((p) => [`/api/v1/operator/sites/${site}${p}`, OPERATOR] as [string, Record<string, string>]),
       ];
       for (const [path, auth] of claims) {
-        assert.equal(await problem(call("POST", path, auth, { user_id: SERVICE_USER })), "400 reserved-user-id", path);
-        assert.equal(await problem(call("POST", path, auth, { user_id: VISITOR_USER })), "400 reserved-user-id", path);
+        assert.equal(await statusAndCode(call(service, "POST", path, auth, { user_id: SERVICE_USER })), "400 reserved-user-id", path);
+        assert.equal(await statusAndCode(call(service, "POST", path, auth, { user_id: VISITOR_USER })), "400 reserved-user-id", path);
         for (const bad of ["alice", "@alice", "@:localhost", "@al ice:localhost", `@${"a".repeat(260)}:localhost`]) {
-          assert.equal(await problem(call("POST", path, auth, { user_id: bad })), "400 validation-error", `${path} ${bad}`);
+          assert.equal(await statusAndCode(call(service, "POST", path, auth, { user_id: bad })), "400 validation-error", `${path} ${bad}`);
         }
-        assert.equal(await problem(call("POST", path, auth, {})), "400 validation-error", path);
+        assert.equal(await statusAndCode(call(service, "POST", path, auth, {})), "400 validation-error", path);
       }
-      assert.equal(await problem(call("POST", `/api/v1/sites/${site}/pages/NOPE/moderator-claims`, claimHeader(token), { user_id: "@a:localhost" })), "400 validation-error");
-      assert.equal(await problem(call("DELETE", `/api/v1/sites/${site}/admins/not-a-user`, claimHeader(token))), "400 validation-error");
-      assert.equal(await problem(call("DELETE", `/api/v1/sites/${site}/admins`, claimHeader(token))), "400 validation-error", "user_id query required");
-      assert.equal(await problem(call("POST", `/api/v1/sites/${site}/admin-claims`, {}, { user_id: "@a:localhost" })), "403 invalid-claim-token");
-      assert.equal(await problem(call("POST", `/api/v1/sites/${uniqueSiteId("none")}/admin-claims`, claimHeader(token), { user_id: "@a:localhost" })), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${site}/pages/NOPE/moderator-claims`, claimHeader(token), { user_id: "@a:localhost" })), "400 validation-error");
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/admins/not-a-user`, claimHeader(token))), "400 validation-error");
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/admins`, claimHeader(token))), "400 validation-error", "user_id query required");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${site}/admin-claims`, {}, { user_id: "@a:localhost" })), "403 invalid-claim-token");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${uniqueSiteId("none")}/admin-claims`, claimHeader(token), { user_id: "@a:localhost" })), "404 site-not-found");
     });
 
     test("revocations without a claim or role are role-not-found on every revoke route", async () => {
       const site = uniqueSiteId("gov-404");
-      const token = await registerSite(site);
+      const token = await siteToken(site);
       const user = enc("@nobody:localhost");
       const routes: [string, Record<string, string>][] = [
         [`/api/v1/sites/${site}/admins/${user}`, claimHeader(token)],
@@ -441,12 +414,12 @@ describe("route forms on sqlite", () => {
         [`/api/v1/operator/sites/${site}/managers/${user}`, OPERATOR],
         [`/api/v1/operator/sites/${site}/pages/p/moderators/${user}`, OPERATOR],
       ];
-      for (const [path, auth] of routes) assert.equal(await problem(call("DELETE", path, auth)), "404 role-not-found", path);
+      for (const [path, auth] of routes) assert.equal(await statusAndCode(call(service, "DELETE", path, auth)), "404 role-not-found", path);
     });
 
     test("operator mirrors: unknown sites are site-not-found, retiring ones site-retired; the operator token is required", async () => {
       const retiring = uniqueSiteId("gov-retiring");
-      await registerSite(retiring);
+      await siteToken(retiring);
       await service.services.db.site.update({ where: { id: retiring }, data: { status: "retiring" } });
       const unknown = uniqueSiteId("gov-unknown");
       const user = "@someone:localhost";
@@ -460,9 +433,9 @@ describe("route forms on sqlite", () => {
         ["POST", "/ownership-transfers", { user_id: user }],
       ];
       for (const [method, path, body] of calls) {
-        assert.equal(await problem(call(method, `/api/v1/operator/sites/${unknown}${path}`, OPERATOR, body)), "404 site-not-found", path);
-        assert.equal(await problem(call(method, `/api/v1/operator/sites/${retiring}${path}`, OPERATOR, body)), "410 site-retired", path);
-        assert.equal(await problem(call(method, `/api/v1/operator/sites/${retiring}${path}`, {}, body)), "403 invalid-operator-token", path);
+        assert.equal(await statusAndCode(call(service, method, `/api/v1/operator/sites/${unknown}${path}`, OPERATOR, body)), "404 site-not-found", path);
+        assert.equal(await statusAndCode(call(service, method, `/api/v1/operator/sites/${retiring}${path}`, OPERATOR, body)), "410 site-retired", path);
+        assert.equal(await statusAndCode(call(service, method, `/api/v1/operator/sites/${retiring}${path}`, {}, body)), "403 invalid-operator-token", path);
       }
     });
   });

@@ -12,6 +12,7 @@ import { png } from "../support/media-fixtures.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { closedUrl } from "../support/closed-url.ts";
+import { statusAndCode } from "../support/problems.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const SITE = uniqueSiteId("hs-down");
@@ -19,15 +20,10 @@ const PAGE = "page";
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;
 
-async function answer(res: Response): Promise<string> {
-  const body = (await res.json()) as { code?: string };
-  return `${res.status} ${body.code ?? ""}`.trim();
-}
-
 /** A 503 homeserver-unavailable with its constant Retry-After. */
 async function unavailable(pending: Promise<Response>, what: string): Promise<void> {
   const res = await pending;
-  assert.equal(await answer(res), "503 homeserver-unavailable", what);
+  assert.equal(await statusAndCode(res), "503 homeserver-unavailable", what);
   assert.equal(res.headers.get("retry-after"), "30", what);
 }
 
@@ -127,11 +123,11 @@ describe("routes that wait on the homeserver", () => {
     assert.equal(await db.mediaUpload.count(), 1);
 
     // The Space on record is no room of the bot's: the homeserver refuses, for good.
-    for (const [operationId, send] of stickerEdits()) assert.equal(await answer(await send()), "502 homeserver-refused", operationId);
+    for (const [operationId, send] of stickerEdits()) assert.equal(await statusAndCode(await send()), "502 homeserver-refused", operationId);
     // A visitor user the homeserver never registered: its profile cannot be changed.
     const stranger = newVisitor();
     await db.visitorAvatar.create({ data: { userId: names.visitorUserId(SITE, stranger.publicKey), url: mxc("earlier") } });
-    assert.equal(await answer(await stranger.send("DELETE", await stranger.deleteAvatarPath(SITE), undefined)), "502 homeserver-refused");
+    assert.equal(await statusAndCode(await stranger.send("DELETE", await stranger.deleteAvatarPath(SITE), undefined)), "502 homeserver-refused");
 
     await db.site.update({ where: { id: stickerSite }, data: { spaceRoomId: null } });
     const [[, add]] = stickerEdits();

@@ -10,6 +10,7 @@ import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestSe
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { matrixRequest } from "../support/matrix.ts";
 import { Visitor } from "../support/visitor.ts";
+import { expectProblem } from "../support/problems.ts";
 
 const SITE = uniqueSiteId("api");
 const STRICT = uniqueSiteId("strict");
@@ -21,19 +22,6 @@ const url = (path: string) => `${service.url}${path}`;
 const commentsPath = (site = SITE, page = "page") => `/api/v1/sites/${site}/pages/${page}/comments`;
 const query = (path: string, body?: unknown) =>
   fetch(url(path), { method: "QUERY", headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-
-async function expectProblem(res: Response, status: number, code: string) {
-  assert.equal(res.status, status);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-  const body = (await res.json()) as any;
-  assert.equal(body.code, code);
-  assert.equal(body.status, status);
-  assert.equal(body.type, `urn:comment-service:problem:${code}`);
-  assert.equal(typeof body.title, "string");
-  assert.equal(typeof body.detail, "string");
-  return body;
-}
 
 const submissionCount = () => service.services.db.submission.count();
 

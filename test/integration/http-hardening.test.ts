@@ -14,6 +14,7 @@ import { SseWriter } from "../../src/sse/sse-writer.ts";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN } from "../support/environment.ts";
 import { SseClient } from "../support/sse.ts";
+import { assertProblem, expectProblem } from "../support/problems.ts";
 
 const SITE = uniqueSiteId("hard");
 const MAX_STREAMS = 3;
@@ -55,17 +56,7 @@ function raw(method: string, path: string, options: { headers?: Record<string, s
   });
 }
 
-function assertProblem(res: { status: number; contentType: string | null | undefined; body: string }, status: number, code: string): any {
-  assert.equal(res.status, status, res.body);
-  assert.equal(res.contentType, "application/problem+json");
-  const problem = JSON.parse(res.body);
-  assert.equal(problem.code, code);
-  assert.equal(problem.status, status);
-  assert.equal(problem.type, `urn:comment-service:problem:${code}`);
-  return problem;
-}
-const rawProblem = (res: RawResponse, status: number, code: string) => assertProblem({ status: res.status, contentType: res.headers["content-type"], body: res.body }, status, code);
-const fetchProblem = async (res: Response, status: number, code: string) => assertProblem({ status: res.status, contentType: res.headers.get("content-type"), body: await res.text() }, status, code);
+const rawProblem = (res: RawResponse, status: number, code: string) => assertProblem({ status: res.status, header: (name) => res.headers[name] as string | undefined, body: res.body }, status, code);
 
 const json = { "content-type": "application/json" };
 const twoMiB = () => Buffer.alloc(2 * 1024 * 1024, "x");
@@ -94,7 +85,7 @@ after(async () => {
 describe("bodies over the cap", () => {
   test("fetch with a declared 2 MiB body reads the 413 problem", async () => {
     const res = await fetch(url(commentsPath), { method: "POST", headers: { ...json, origin: TEST_ORIGIN }, body: twoMiB() });
-    const problem = await fetchProblem(res, 413, "payload-too-large");
+    const problem = await expectProblem(res, 413, "payload-too-large");
     assert.match(problem.detail, new RegExp(String(MAX_BODY_BYTES)));
     assert.equal(res.headers.get("access-control-allow-origin"), TEST_ORIGIN, "a browser may read it too");
   });

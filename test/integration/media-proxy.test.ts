@@ -12,6 +12,8 @@ import { html, png, svg } from "../support/media-fixtures.ts";
 import { TEST_HOMESERVER_URL, TEST_SERVER_NAME } from "../support/environment.ts";
 import { MediaUrls } from "../../src/features/media/proxy-urls.ts";
 import { sharedSecret } from "../../src/db/settings-store.ts";
+import { expectProblem } from "../support/problems.ts";
+import { listComments } from "../support/reads.ts";
 
 const enc = encodeURIComponent;
 const siteId = uniqueSiteId("media");
@@ -36,11 +38,7 @@ const pngSize = (bytes: Buffer) => {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 };
 
-async function list(service: TestService, headers: Record<string, string> = {}): Promise<any[]> {
-  const res = await fetch(`${service.url}${pagePath}/comments`, { method: "QUERY", headers: { "content-type": "application/json", ...headers }, body: "{}" });
-  assert.equal(res.status, 200);
-  return ((await res.json()) as { data: any[] }).data;
-}
+const list = async (service: TestService, headers: Record<string, string> = {}) => (await listComments(service, siteId, page, {}, headers)).data;
 
 async function room(service: TestService, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(`${service.url}${pagePath}/room`, { headers });
@@ -54,12 +52,8 @@ async function signerAt(service: TestService, nowMs: number): Promise<MediaUrls>
   return new MediaUrls(key, { enabled: true, serverName: TEST_SERVER_NAME, publicBaseUrl: null }, () => nowMs);
 }
 
-async function problem(url: string, status: number, code: string): Promise<void> {
-  const res = await fetch(url);
-  const body = (await res.json()) as { code: string };
-  assert.equal(res.status, status, `${url}: ${JSON.stringify(body)}`);
-  assert.equal(body.code, code, url);
-}
+/** Fetching `url` is refused with the problem `status` `code`. */
+const problem = async (url: string, status: number, code: string) => expectProblem(await fetch(url), status, code, url);
 
 /** Fetches a proxy URL and checks every header a success must carry; the body. */
 async function fetchMedia(url: string, contentType: string, disposition: string): Promise<Buffer> {

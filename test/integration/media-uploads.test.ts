@@ -5,16 +5,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getEvent } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { html, jpeg, pdf, png, svg, wav } from "../support/media-fixtures.ts";
-
-async function expectProblem(res: Response, status: number, code: string) {
-  const body = (await res.json()) as { code: string };
-  assert.equal(`${res.status} ${body.code}`, `${status} ${code}`, JSON.stringify(body));
-}
+import { expectProblem } from "../support/problems.ts";
+import { listComments, whenListed } from "../support/reads.ts";
 
 interface Uploaded {
   url: string;
@@ -24,7 +21,7 @@ interface Uploaded {
   voice: boolean;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`media uploads and media comments on ${provider}`, () => {
     const siteId = uniqueSiteId("media");
     const otherSite = uniqueSiteId("media-other");
@@ -48,16 +45,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       const proof = await visitor.proof((ch) => signatureArrays.postComment(site, page, media.url as string, null, null, ch));
       return visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, { ...(content !== null ? { content } : {}), media, ...proof }, { "idempotency-key": `m-${++key}` });
     };
-    const list = async () => {
-      const res = await fetch(`${service.url}${base}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ per_page: 100 }) });
-      assert.equal(res.status, 200);
-      return ((await res.json()) as { data: any[] }).data;
-    };
-    const listed = async (res: Response) => {
-      assert.equal(res.status, 202, await res.clone().text());
-      const { submission_id } = (await res.json()) as { submission_id: string };
-      return eventually(async () => (await list()).find((m) => m.submission_id === submission_id), 30_000, "the media comment");
-    };
+    const list = async () => (await listComments(service, siteId, page, { per_page: 100 })).data;
+    const listed = (res: Response) => whenListed(res, list, "the media comment");
 
     before(() => {
       service = running.service;

@@ -3,9 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { migrate, listMigrations } from "../../src/db/migrations.ts";
 import { openDatabase } from "../../src/db/client.ts";
-import { freshDatabase, type Provider } from "../support/harness.ts";
+import { freshDatabase, PROVIDERS } from "../support/harness.ts";
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   test(`migrations apply once and the Prisma client works on ${provider}`, async () => {
     const database = await freshDatabase(provider);
     try {

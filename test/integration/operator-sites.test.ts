@@ -10,6 +10,8 @@ import { signRequest } from "../../src/security/request-signature.ts";
 import { startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { expectProblem } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 const OTHER_ORIGIN = "https://other.example";
 const DECLARED = uniqueSiteId("declared");
@@ -32,20 +34,8 @@ async function ok(res: Response): Promise<any> {
   return res.json();
 }
 
-async function expectProblem(res: Response, status: number, code: string): Promise<void> {
-  assert.equal(res.status, status);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(((await res.json()) as any).code, code);
-}
-
 /** An API-registered site with `origins` verified. */
-async function apiSite(origins: string[] = [TEST_ORIGIN]): Promise<string> {
-  const siteId = uniqueSiteId("api");
-  const res = await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: siteId }) });
-  assert.equal(res.status, 201);
-  for (const origin of origins) await service.services.db.siteOrigin.create({ data: { siteId, origin, source: "verified" } });
-  return siteId;
-}
+const apiSite = async (origins = [TEST_ORIGIN]) => (await registerSite(service, uniqueSiteId("api"), origins)).siteId;
 
 /** A comment write to `siteId`: from TEST_ORIGIN, HMAC-signed when `secret` is given. */
 async function write(siteId: string, secret?: string): Promise<Response> {

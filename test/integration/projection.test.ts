@@ -8,12 +8,13 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
-import { eventually, freshDatabase, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { SseClient } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const enc = encodeURIComponent;
@@ -30,12 +31,6 @@ async function transaction(service: TestService, txnId: string, events: unknown[
   return res.status;
 }
 
-async function list(service: TestService, siteId: string, page: string, body: Record<string, unknown> = {}) {
-  const res = await fetch(`${service.url}/api/v1/sites/${siteId}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  return (await res.json()) as { data: any[]; meta: any };
-}
-
 /** Records a page room the way the provisioner does: the Room row, then the replay of what waited for it. */
 async function recordRoom(service: TestService, siteId: string, page: string, roomId = `!${page}-${randomBytes(4).toString("hex")}:localhost`): Promise<string> {
   await service.services.db.room.create({ data: { roomId, siteId, pageSlug: page, roomVersion: "12" } });
@@ -43,12 +38,12 @@ async function recordRoom(service: TestService, siteId: string, page: string, ro
   return roomId;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`projection on ${provider}`, () => {
     const siteId = uniqueSiteId("proj");
     const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
     let service: TestService;
-    const query = (page: string, body: Record<string, unknown> = {}) => list(service, siteId, page, body);
+    const query = (page: string, body: Record<string, unknown> = {}) => listComments(service, siteId, page, body);
 
     before(() => (service = running.service));
 
@@ -73,8 +68,8 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
         const personalized = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(siteId, "order")) };
         const expected = await query("order");
-        assert.deepEqual((await list(other, siteId, "order")).data, expected.data);
-        assert.deepEqual((await list(other, siteId, "order", personalized)).data, (await query("order", personalized)).data);
+        assert.deepEqual((await listComments(other, siteId, "order")).data, expected.data);
+        assert.deepEqual((await listComments(other, siteId, "order", personalized)).data, (await query("order", personalized)).data);
 
         const byId = new Map(expected.data.map((m) => [m.event_id, m]));
         const first = byId.get(c1.event_id);

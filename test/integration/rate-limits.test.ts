@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVICE_PORT } from "../support/environment.ts";
+import { expectProblem } from "../support/problems.ts";
 
 const SITE = uniqueSiteId("rl");
 const BUDGET = 2;
@@ -52,8 +53,7 @@ async function spend(budget: number, send: (i: number) => Promise<Response>): Pr
 async function assertRateLimited(res: Response, retryAfter: number): Promise<void> {
   assert.equal(res.status, 429, await res.clone().text());
   assert.equal(res.headers.get("retry-after"), String(retryAfter));
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(((await res.json()) as { code: string }).code, "rate-limited");
+  await expectProblem(res, 429, "rate-limited");
 }
 
 async function registerSite(from: string): Promise<{ site_id: string; claim_token: string }> {

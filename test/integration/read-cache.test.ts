@@ -11,10 +11,11 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const enc = encodeURIComponent;
@@ -27,7 +28,7 @@ async function send(roomId: string, type: string, content: Record<string, unknow
   return res.event_id;
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`read cache on ${provider}`, () => {
     const siteId = uniqueSiteId("cache");
     const page = "cached";
@@ -39,12 +40,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     let alice: { userId: string; token: string };
     let first: string;
 
-    const list = async (body: Record<string, unknown> = {}) => {
-      const res = await fetch(`${service.url}${pagePath}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const json = (await res.json()) as any;
-      assert.equal(res.status, 200, JSON.stringify(json));
-      return json;
-    };
+    const list = (body: Record<string, unknown> = {}) => listComments(service, siteId, page, body);
     const get = async (path: string) => {
       const res = await fetch(`${service.url}${path}`);
       return { status: res.status, body: (await res.json()) as any };

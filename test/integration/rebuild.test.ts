@@ -11,15 +11,16 @@ import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, freshDatabase, startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { Visitor } from "../support/visitor.ts";
+import { listComments } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const root = resolve(import.meta.dirname, "../..");
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`rebuild on ${provider}`, () => {
     const siteId = uniqueSiteId("rebuild");
     let databaseUrl: string;
@@ -86,9 +87,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
             anonymous: { per_page: 100 },
             personalized: { per_page: 100, author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(siteId, page)) },
           })) {
-            const res = await fetch(`${service.url}/api/v1/sites/${siteId}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-            assert.equal(res.status, 200);
-            out[`${page} ${kind}`] = await res.json();
+            out[`${page} ${kind}`] = await listComments(service, siteId, page, body);
           }
         }
         return out;

@@ -10,10 +10,14 @@ import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { RetirementPass } from "../../src/features/retirement/pass.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { call } from "../support/calls.ts";
+import { statusAndCode } from "../support/problems.ts";
+import { listComments, whenListed } from "../support/reads.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
@@ -23,43 +27,16 @@ const claim = (token: string) => ({ "x-service-claim-token": token });
 const pageAlias = (site: string, page: string) => names.alias(names.roomAliasLocalpart(site, page));
 const spaceAlias = (site: string) => names.alias(names.spaceAliasLocalpart(site));
 
-/** A registered site writable from TEST_ORIGIN; returns its claim token. */
-async function registerSite(service: TestService, siteId: string): Promise<string> {
-  const res = await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ site_id: siteId }) });
-  assert.equal(res.status, 201);
-  const { claim_token } = (await res.json()) as { claim_token: string };
-  // A chosen id writes only from a verified origin; verification is not what this file tests.
-  await service.services.db.siteOrigin.create({ data: { siteId, origin: TEST_ORIGIN, source: "verified" } });
-  return claim_token;
-}
-
-const listComments = (service: TestService, site: string, page: string) =>
-  fetch(`${service.url}/api/v1/sites/${site}/pages/${page}/comments`, { method: "QUERY", headers: JSON_TYPE, body: "{}" });
-
 const postComment = async (visitor: Visitor, site: string, page: string, text: string) =>
   visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, await visitor.commentBody(site, page, text), { "idempotency-key": randomUUID() });
 
+/** A registered site writable from TEST_ORIGIN; its claim token. */
+const siteToken = async (service: TestService, siteId: string) => (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
+
 /** Posts a comment and waits until it is listed; returns the listed message. */
 async function comment(service: TestService, visitor: Visitor, site: string, page: string, text: string): Promise<{ event_id: string; room_id: string }> {
-  const res = await postComment(visitor, site, page, text);
-  assert.equal(res.status, 202);
-  const { submission_id } = (await res.json()) as { submission_id: string };
-  return eventually(async () => {
-    const listed = await listComments(service, site, page);
-    return listed.status === 200 && ((await listed.json()) as { data: any[] }).data.find((m) => m.submission_id === submission_id);
-  }, 30_000, `comment "${text}"`);
+  return whenListed(await postComment(visitor, site, page, text), async () => (await listComments(service, site, page)).data, `comment "${text}"`);
 }
-
-async function call(service: TestService, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${service.url}${path}`, { method, headers: body === undefined ? headers : { ...JSON_TYPE, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
-/** The problem code of an error answer, as "<status> <code>". */
-const problem = async (pending: Promise<{ status: number; body: any }>) => {
-  const { status, body } = await pending;
-  return `${status} ${body.code}`;
-};
 
 /** An ordinary Matrix account in the rooms, to look at them after the service's bot has left. */
 class Watcher {
@@ -110,7 +87,7 @@ async function assertCleared(service: TestService, roomIds: string[]): Promise<v
   assert.deepEqual(counts, { rooms: 0, comments: 0, members: 0, state: 0, events: 0 });
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`retirement on ${provider}`, () => {
     const DECLARED = uniqueSiteId("declared");
     let service: TestService;
@@ -130,7 +107,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("a page: writes refused at once, then renamed, alias removed, members gone, read model cleared, slug fresh", async () => {
       const site = uniqueSiteId("ret-page");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const [ada, bob] = [new Visitor(service.url, TEST_ORIGIN), new Visitor(service.url, TEST_ORIGIN)];
       const first = await comment(service, ada, site, "doomed", "first");
       await comment(service, bob, site, "doomed", "second");
@@ -149,17 +126,15 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       const refused = await postComment(ada, site, "doomed", "too late");
       assert.equal(refused.status, 410);
       assert.equal(((await refused.json()) as { code: string }).code, "page-retired");
-      assert.equal(await problem(call(service, "POST", path, claim(token))), "404 room-not-found", "already retired");
+      assert.equal(await statusAndCode(call(service, "POST", path, claim(token))), "404 room-not-found", "already retired");
       assert.equal((await postComment(ada, site, "kept", "still open")).status, 202, "other pages take writes");
 
       await eventually(async () => (await call(service, "GET", path)).status === 404, 30_000, "the page retirement to complete");
-      assert.equal(await problem(call(service, "GET", path)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", path)), "404 room-not-found");
       await assertRetiredInMatrix(watcher, roomId, `[retired] ${site}/doomed`, pageAlias(site, "doomed"), visitors);
       assert.deepEqual(await watcher.state(spaceId, "m.space.child", roomId), {}, "unlinked from the Space");
       await assertCleared(service, [roomId]);
-      const listed = await listComments(service, site, "doomed");
-      assert.equal(listed.status, 200);
-      assert.deepEqual(((await listed.json()) as { data: unknown[] }).data, []);
+      assert.deepEqual((await listComments(service, site, "doomed")).data, []);
       assert.equal(await service.services.db.retirement.count(), 0);
 
       // The slug starts fresh: a new room under the same alias, in the same Space.
@@ -171,7 +146,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("a site: writes and the claim token refused at once, then Space and rooms retired, rows cleared, id registrable again", async () => {
       const site = uniqueSiteId("ret-site");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const a = await comment(service, ada, site, "a", "on a");
       const b = await comment(service, ada, site, "b", "on b");
@@ -182,18 +157,18 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       const path = `/api/v1/sites/${site}/retirement`;
       assert.deepEqual(await call(service, "GET", path), { status: 200, body: { target_type: "site", target_id: site, state: "active" } });
       assert.deepEqual(await call(service, "POST", path, claim(token)), { status: 202, body: { target_type: "site", target_id: site, state: "retiring" } });
-      assert.equal(await problem(call(service, "POST", path, claim(token))), "403 invalid-claim-token", "the claim token is invalidated");
+      assert.equal(await statusAndCode(call(service, "POST", path, claim(token))), "403 invalid-claim-token", "the claim token is invalidated");
       const refused = await postComment(ada, site, "a", "too late");
       assert.equal(refused.status, 410);
       assert.equal(((await refused.json()) as { code: string }).code, "site-retired");
 
       await eventually(async () => (await call(service, "GET", path)).status === 404, 30_000, "the site retirement to complete");
-      assert.equal(await problem(call(service, "GET", path)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", path)), "404 site-not-found");
       await assertRetiredInMatrix(watcher, a.room_id, `[retired] ${site}/a`, pageAlias(site, "a"), [visitor]);
       await assertRetiredInMatrix(watcher, b.room_id, `[retired] ${site}/b`, pageAlias(site, "b"), [visitor]);
       await assertRetiredInMatrix(watcher, spaceId, `[retired] ${site}`, spaceAlias(site), []);
       await assertCleared(service, [spaceId, a.room_id, b.room_id]);
-      assert.equal(await problem(call(service, "QUERY", `/api/v1/sites/${site}/pages/a/comments`, {}, {})), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "QUERY", `/api/v1/sites/${site}/pages/a/comments`, {}, {})), "404 site-not-found");
       const { db } = service.services;
       assert.equal(await db.site.count({ where: { id: site } }), 0);
       assert.equal(await db.siteOrigin.count({ where: { siteId: site } }), 0);
@@ -201,7 +176,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.equal(await db.liveEvent.count({ where: { siteId: site } }), 0);
 
       // The id can be registered again and starts fresh: a new Space and room under the same aliases.
-      await registerSite(service, site);
+      await siteToken(service, site);
       const fresh = await comment(service, ada, site, "a", "back again");
       assert.notEqual(fresh.room_id, a.room_id);
       assert.notEqual(await resolveAlias(spaceAlias(site)), spaceId);
@@ -211,33 +186,33 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       // As an operator claim-token rotation would give it one.
       await service.services.db.site.update({ where: { id: DECLARED }, data: { claimTokenHash: hashClaimToken("declared-token") } });
       const owner = claim("declared-token");
-      assert.equal(await problem(call(service, "POST", `/api/v1/sites/${DECLARED}/retirement`, owner)), "409 config-declared");
-      assert.equal(await problem(call(service, "DELETE", `/api/v1/sites/${DECLARED}`, owner)), "409 config-declared");
-      assert.equal(await problem(call(service, "POST", `/api/v1/operator/sites/${DECLARED}/retirement`, OPERATOR)), "409 config-declared");
-      assert.equal(await problem(call(service, "DELETE", `/api/v1/operator/sites/${DECLARED}`, OPERATOR)), "409 config-declared");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${DECLARED}/retirement`, owner)), "409 config-declared");
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${DECLARED}`, owner)), "409 config-declared");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/operator/sites/${DECLARED}/retirement`, OPERATOR)), "409 config-declared");
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/operator/sites/${DECLARED}`, OPERATOR)), "409 config-declared");
       assert.equal((await call(service, "GET", `/api/v1/sites/${DECLARED}/retirement`)).body.state, "active");
     });
 
     test("operator mirrors, alternate forms and unknown targets", async () => {
       const site = uniqueSiteId("ret-op");
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const [p1, p2, p3] = [await comment(service, ada, site, "p1", "one"), await comment(service, ada, site, "p2", "two"), await comment(service, ada, site, "p3", "three")];
       const room = (roomId: string) => `/api/v1/operator/rooms/${enc(roomId)}`;
 
       assert.deepEqual(await call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR), { status: 200, body: { target_type: "room", target_id: p1.room_id, state: "active" } });
-      assert.equal(await problem(call(service, "POST", `${room(p1.room_id)}/retirement`)), "403 invalid-operator-token");
+      assert.equal(await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`)), "403 invalid-operator-token");
       assert.deepEqual(await call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR), { status: 202, body: { target_type: "room", target_id: p1.room_id, state: "retiring" } });
-      assert.equal(await problem(call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
-      assert.equal(await problem(call(service, "DELETE", room(p1.room_id), OPERATOR)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", room(p1.room_id), OPERATOR)), "404 room-not-found");
       assert.deepEqual(await call(service, "DELETE", room(p2.room_id), OPERATOR), { status: 200, body: { room_id: p2.room_id, status: "retiring" } });
       assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token)), { status: 200, body: { site_id: site, page_slug: "p3", status: "retiring" } });
-      assert.equal(await problem(call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token))), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token))), "404 room-not-found");
       assert.equal((await call(service, "GET", `/api/v1/sites/${site}/pages/p3/retirement`)).body.state, "retiring");
       for (const { room_id } of [p1, p2, p3]) {
         await eventually(async () => (await call(service, "GET", `${room(room_id)}/retirement`, OPERATOR)).status === 404, 30_000, `room ${room_id} retired`);
       }
-      assert.equal(await problem(call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
       await assertCleared(service, [p1.room_id, p2.room_id, p3.room_id]);
 
       // The site, by the operator (repeating is harmless while it retires).
@@ -247,20 +222,20 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
       assert.deepEqual(await call(service, "DELETE", sitePath, OPERATOR), { status: 200, body: { target_type: "site", target_id: site, state: "retiring" } });
       assert.equal((await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).body.state, "retiring");
       await eventually(async () => (await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).status === 404, 30_000, "the site retired");
-      assert.equal(await problem(call(service, "GET", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
-      assert.equal(await problem(call(service, "POST", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
-      assert.equal(await problem(call(service, "DELETE", sitePath, OPERATOR)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "POST", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", sitePath, OPERATOR)), "404 site-not-found");
 
       // The owner's alternate site form; a site that never had a comment retires as well.
       const other = uniqueSiteId("ret-alt");
-      const otherToken = await registerSite(service, other);
-      assert.equal(await problem(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 room-not-found");
-      assert.equal(await problem(call(service, "POST", `/api/v1/sites/${other}/pages/none/retirement`, claim(otherToken))), "404 room-not-found");
+      const otherToken = await siteToken(service, other);
+      assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${other}/pages/none/retirement`, claim(otherToken))), "404 room-not-found");
       assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${other}`, claim(otherToken)), { status: 200, body: { target_type: "site", target_id: other, state: "retiring" } });
       await eventually(async () => (await call(service, "GET", `/api/v1/sites/${other}/retirement`)).status === 404, 30_000, "the other site retired");
-      assert.equal(await problem(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 site-not-found");
-      assert.equal(await problem(call(service, "GET", `${room("!unknown:localhost")}/retirement`, OPERATOR)), "404 room-not-found");
-      assert.equal(await problem(call(service, "DELETE", room("!unknown:localhost"), OPERATOR)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "GET", `${room("!unknown:localhost")}/retirement`, OPERATOR)), "404 room-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", room("!unknown:localhost"), OPERATOR)), "404 room-not-found");
     });
   });
 
@@ -291,7 +266,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     test("a pass cut short after the first steps is recorded, and a new instance on the same database completes it", async () => {
       const site = uniqueSiteId("ret-restart");
       let service = await start(true);
-      const token = await registerSite(service, site);
+      const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
       const { room_id: roomId } = await comment(service, ada, site, "page", "before the crash");
       const watcher = await Watcher.register();

@@ -3,7 +3,7 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
@@ -17,7 +17,7 @@ async function setLevels(roomId: string, levels: Record<string, number>): Promis
   await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.power_levels/`, undefined, { ...current, users: { ...current.users, ...levels } });
 }
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`room reads on ${provider}`, () => {
     const siteId = uniqueSiteId("reads");
     const page = "roles-page";

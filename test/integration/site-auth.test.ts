@@ -7,6 +7,7 @@ import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestSe
 import { Visitor } from "../support/visitor.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { runMaintenance } from "../../src/app/maintenance-pass.ts";
+import { expectProblem } from "../support/problems.ts";
 
 const CONFIG_SITE = uniqueSiteId("cfg");
 const CONFIG_SIGNED = uniqueSiteId("cfg-signed");
@@ -15,15 +16,6 @@ const OTHER_ORIGIN = "https://elsewhere.example";
 
 let service: TestService;
 const json = { "content-type": "application/json" };
-
-async function expectProblem(res: Response, status: number, code: string) {
-  assert.equal(res.status, status);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(res.headers.get("www-authenticate"), null);
-  const body = (await res.json()) as { code: string };
-  assert.equal(body.code, code);
-  return body;
-}
 
 async function register(base: string, siteId?: string): Promise<{ site_id: string; claim_token: string }> {
   const res = await fetch(`${base}/api/v1/sites`, siteId ? { method: "POST", headers: json, body: JSON.stringify({ site_id: siteId }) } : { method: "POST" });

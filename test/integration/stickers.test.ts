@@ -5,9 +5,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, serviceFor, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { call, ok } from "../support/calls.ts";
+import { statusAndCode } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
@@ -15,42 +18,15 @@ const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const claim = (token: string) => ({ "x-service-claim-token": token });
 const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;
 
-async function call(service: TestService, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${service.url}${path}`, {
-    method,
-    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-const problem = async (pending: Promise<{ status: number; body: any }>) => {
-  const { status, body } = await pending;
-  return `${status} ${body.code}`;
-};
-
-async function ok(pending: Promise<{ status: number; body: any }>): Promise<any> {
-  const { status, body } = await pending;
-  assert.equal(status, 200, JSON.stringify(body));
-  return body;
-}
-
-async function registerSite(service: TestService): Promise<{ siteId: string; token: string }> {
-  const siteId = uniqueSiteId("stickers");
-  const { status, body } = await call(service, "POST", "/api/v1/sites", {}, { site_id: siteId });
-  assert.equal(status, 201);
-  return { siteId, token: body.claim_token };
-}
-
 const shortcodes = (pack: any) => pack.images.map((i: any) => i.shortcode);
 
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`sticker packs (${provider})`, () => {
     const holder = serviceFor(provider);
 
     test("add, replace and remove images; the pack is the Space's m.room.image_pack state", async () => {
       const { service } = holder;
-      const { siteId, token } = await registerSite(service);
+      const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
       const packs = `/api/v1/sites/${siteId}/packs/cats/stickers`;
       assert.deepEqual(await ok(call(service, "GET", `/api/v1/sites/${siteId}/stickers`)), { packs: [] }, "a new site has no packs");
       const nothing = await ok(call(service, "DELETE", `${packs}/purr`, claim(token)));
@@ -94,24 +70,24 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
 
     test("the operator mirrors", async () => {
       const { service } = holder;
-      const { siteId } = await registerSite(service);
+      const { siteId } = await registerSite(service, uniqueSiteId("stickers"));
       const packs = `/api/v1/operator/sites/${siteId}/packs/ops/stickers`;
       assert.deepEqual(shortcodes(await ok(call(service, "POST", packs, OPERATOR, { shortcode: "a", url: mxc("a") }))), ["a"]);
       assert.deepEqual(shortcodes(await ok(call(service, "POST", packs, OPERATOR, { shortcode: "b", url: mxc("b"), body: "B" }))), ["a", "b"]);
       assert.deepEqual(shortcodes(await ok(call(service, "DELETE", `${packs}/a`, OPERATOR))), ["b"]);
       assert.deepEqual(shortcodes(await ok(call(service, "DELETE", `${packs}?shortcode=b`, OPERATOR))), []);
-      assert.equal(await problem(call(service, "POST", packs, {}, { shortcode: "a", url: mxc("a") })), "403 invalid-operator-token");
+      assert.equal(await statusAndCode(call(service, "POST", packs, {}, { shortcode: "a", url: mxc("a") })), "403 invalid-operator-token");
 
       const unknown = `/api/v1/operator/sites/${uniqueSiteId("nope")}/packs/ops/stickers`;
-      assert.equal(await problem(call(service, "POST", unknown, OPERATOR, { shortcode: "a", url: mxc("a") })), "404 site-not-found");
-      assert.equal(await problem(call(service, "DELETE", `${unknown}/a`, OPERATOR)), "404 site-not-found");
-      assert.equal(await problem(call(service, "DELETE", `${unknown}?shortcode=a`, OPERATOR)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "POST", unknown, OPERATOR, { shortcode: "a", url: mxc("a") })), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", `${unknown}/a`, OPERATOR)), "404 site-not-found");
+      assert.equal(await statusAndCode(call(service, "DELETE", `${unknown}?shortcode=a`, OPERATOR)), "404 site-not-found");
 
       // A retiring site (as a retirement request leaves it until the pass clears it) takes no edits.
       await service.services.db.site.update({ where: { id: siteId }, data: { status: "retiring" } });
-      assert.equal(await problem(call(service, "POST", packs, OPERATOR, { shortcode: "a", url: mxc("a") })), "410 site-retired");
-      assert.equal(await problem(call(service, "DELETE", `${packs}/a`, OPERATOR)), "410 site-retired");
-      assert.equal(await problem(call(service, "DELETE", `${packs}?shortcode=a`, OPERATOR)), "410 site-retired");
+      assert.equal(await statusAndCode(call(service, "POST", packs, OPERATOR, { shortcode: "a", url: mxc("a") })), "410 site-retired");
+      assert.equal(await statusAndCode(call(service, "DELETE", `${packs}/a`, OPERATOR)), "410 site-retired");
+      assert.equal(await statusAndCode(call(service, "DELETE", `${packs}?shortcode=a`, OPERATOR)), "410 site-retired");
     });
   });
 }
@@ -121,7 +97,7 @@ describe("sticker packs: Matrix edits and refusals", () => {
 
   test("a pack edited in a Matrix client by a Space admin is reflected in reads, and kept by API edits", async () => {
     const { service } = holder;
-    const { siteId, token } = await registerSite(service);
+    const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
     await ok(call(service, "POST", `/api/v1/sites/${siteId}/packs/cats/stickers`, claim(token), { shortcode: "purr", url: mxc("purr") }));
     const space = await resolveAlias(names.alias(names.spaceAliasLocalpart(siteId)));
 
@@ -161,17 +137,17 @@ describe("sticker packs: Matrix edits and refusals", () => {
 
   test("refusals: unregistered site, claim token, invalid ids and urls", async () => {
     const { service } = holder;
-    const { siteId, token } = await registerSite(service);
+    const { siteId, claimToken: token } = await registerSite(service, uniqueSiteId("stickers"));
     const packs = `/api/v1/sites/${siteId}/packs/cats/stickers`;
     const unknown = uniqueSiteId("nope");
-    assert.equal(await problem(call(service, "GET", `/api/v1/sites/${unknown}/stickers`)), "404 site-not-found");
-    assert.equal(await problem(call(service, "GET", `/api/v1/sites/Bad_Id/stickers`)), "400 validation-error");
-    assert.equal(await problem(call(service, "POST", `/api/v1/sites/${unknown}/packs/cats/stickers`, claim(token), { shortcode: "a", url: mxc("a") })), "404 site-not-found");
+    assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${unknown}/stickers`)), "404 site-not-found");
+    assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/Bad_Id/stickers`)), "400 validation-error");
+    assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${unknown}/packs/cats/stickers`, claim(token), { shortcode: "a", url: mxc("a") })), "404 site-not-found");
 
-    assert.equal(await problem(call(service, "POST", packs, {}, { shortcode: "a", url: mxc("a") })), "403 invalid-claim-token");
-    assert.equal(await problem(call(service, "POST", packs, claim("wrong"), { shortcode: "a", url: mxc("a") })), "403 invalid-claim-token");
-    assert.equal(await problem(call(service, "DELETE", `${packs}/a`, claim("wrong"))), "403 invalid-claim-token");
-    assert.equal(await problem(call(service, "DELETE", `${packs}?shortcode=a`)), "403 invalid-claim-token");
+    assert.equal(await statusAndCode(call(service, "POST", packs, {}, { shortcode: "a", url: mxc("a") })), "403 invalid-claim-token");
+    assert.equal(await statusAndCode(call(service, "POST", packs, claim("wrong"), { shortcode: "a", url: mxc("a") })), "403 invalid-claim-token");
+    assert.equal(await statusAndCode(call(service, "DELETE", `${packs}/a`, claim("wrong"))), "403 invalid-claim-token");
+    assert.equal(await statusAndCode(call(service, "DELETE", `${packs}?shortcode=a`)), "403 invalid-claim-token");
 
     const refused = [
       { shortcode: "a b", url: mxc("a") },
@@ -181,10 +157,10 @@ describe("sticker packs: Matrix edits and refusals", () => {
       { shortcode: "a", url: mxc("a"), info: [1] },
       { shortcode: "a" },
     ];
-    for (const body of refused) assert.equal(await problem(call(service, "POST", packs, claim(token), body)), "400 validation-error", JSON.stringify(body));
-    assert.equal(await problem(call(service, "POST", `/api/v1/sites/${siteId}/packs/${"x".repeat(65)}/stickers`, claim(token), { shortcode: "a", url: mxc("a") })), "400 validation-error");
-    assert.equal(await problem(call(service, "DELETE", `${packs}/${enc("a:b")}`, claim(token))), "400 validation-error");
-    assert.equal(await problem(call(service, "DELETE", packs, claim(token))), "400 validation-error", "the ?shortcode= form needs it");
+    for (const body of refused) assert.equal(await statusAndCode(call(service, "POST", packs, claim(token), body)), "400 validation-error", JSON.stringify(body));
+    assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${siteId}/packs/${"x".repeat(65)}/stickers`, claim(token), { shortcode: "a", url: mxc("a") })), "400 validation-error");
+    assert.equal(await statusAndCode(call(service, "DELETE", `${packs}/${enc("a:b")}`, claim(token))), "400 validation-error");
+    assert.equal(await statusAndCode(call(service, "DELETE", packs, claim(token))), "400 validation-error", "the ?shortcode= form needs it");
     // Nothing was written.
     assert.deepEqual(await ok(call(service, "GET", `/api/v1/sites/${siteId}/stickers`)), { packs: [] });
   });

@@ -15,6 +15,8 @@ import { VerificationResolver } from "../../src/features/verification/resolver.t
 import { checkWellKnown } from "../../src/features/verification/well-known.ts";
 import { startTestService, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TestDns, type RecordType } from "../support/dns-server.ts";
+import { expectProblem } from "../support/problems.ts";
+import { registerSite } from "../support/sites.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -87,14 +89,6 @@ let service: TestService;
 
 const url = (path: string) => `${service.url}${path}`;
 
-async function registerSite(): Promise<{ siteId: string; claimToken: string }> {
-  const siteId = uniqueSiteId("verify");
-  const res = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: siteId }) });
-  assert.equal(res.status, 201);
-  const body = (await res.json()) as { claim_token: string };
-  return { siteId, claimToken: body.claim_token };
-}
-
 function startRequest(site: { siteId: string; claimToken: string }, body: unknown): Promise<Response> {
   return fetch(url(`/api/v1/sites/${site.siteId}/verifications`), {
     method: "POST",
@@ -123,13 +117,6 @@ function confirm(siteId: string, origin: string): Promise<Response> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ origin }),
   });
-}
-
-async function expectProblem(res: Response, status: number, code: string): Promise<{ detail: string }> {
-  const body = (await res.json()) as { code: string; detail: string };
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.code, code);
-  return body;
 }
 
 async function expectVerified(siteId: string, origin: string): Promise<void> {
@@ -177,7 +164,7 @@ describe("with private origins allowed", () => {
   after(() => service?.stop());
 
   test("start answers the token, its expiry, the methods and what to publish where", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const before = Date.now();
     const byIp = await start(site, { origin: `${originServer.origin}/` });
     assert.equal(byIp.origin, originServer.origin);
@@ -210,7 +197,7 @@ describe("with private origins allowed", () => {
   });
 
   test("start refuses what is not an http(s) origin, unknown methods, and a wrong claim token", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     for (const origin of ["https://blog.example/path", "ftp://blog.example", "https://user@blog.example", "https://blog.example?x=1", "blog.example", ""]) {
       await expectProblem(await startRequest(site, { origin }), 400, "validation-error");
     }
@@ -224,7 +211,7 @@ describe("with private origins allowed", () => {
   });
 
   test("the {site_id, token} document verifies the origin; a second confirm finds nothing pending", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const { token } = await start(site, { origin: originServer.origin });
     originServer.serveJson({ site_id: site.siteId, token });
     originServer.forget();
@@ -235,8 +222,8 @@ describe("with private origins allowed", () => {
   });
 
   test("the {sites: {…}} document verifies every site it lists", async () => {
-    const first = await registerSite();
-    const second = await registerSite();
+    const first = await registerSite(service, uniqueSiteId("verify"));
+    const second = await registerSite(service, uniqueSiteId("verify"));
     const a = await start(first, { origin: originServer.origin });
     const b = await start(second, { origin: originServer.origin });
     originServer.serveJson({ sites: { "some-other-site": "x", [first.siteId]: a.token, [second.siteId]: b.token } });
@@ -245,7 +232,7 @@ describe("with private origins allowed", () => {
   });
 
   test("a document without the site's token, or with another one, is no proof", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const { token } = await start(site, { origin: originServer.origin });
     const cases: [unknown, RegExp][] = [
       [{ site_id: site.siteId, token: "not-it" }, /different token/],
@@ -262,7 +249,7 @@ describe("with private origins allowed", () => {
   });
 
   test("methods run in order: DNS TXT is the fallback when the well-known document is missing", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const host = testName("fallback");
     const origin = `http://${host}:${originServer.port}`;
     const { token, methods } = await start(site, { origin });
@@ -278,7 +265,7 @@ describe("with private origins allowed", () => {
   });
 
   test("methods run in the order chosen; the first proof wins and the rest are not tried", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const host = testName("order");
     const origin = `http://${host}:${originServer.port}`;
     const { token } = await start(site, { origin, methods: ["dns-txt", "well-known"] });
@@ -299,7 +286,7 @@ describe("with private origins allowed", () => {
   });
 
   test("without any proof the detail gives each method's reason", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const host = testName("none");
     const origin = `http://${host}:${originServer.port}`;
     await start(site, { origin });
@@ -312,7 +299,7 @@ describe("with private origins allowed", () => {
   });
 
   test("a new start replaces the pending token and its attempts", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const first = await start(site, { origin: originServer.origin });
     originServer.serve(notFound);
     for (let i = 0; i < 5; i++) await expectProblem(await confirm(site.siteId, originServer.origin), 403, "verification-failed");
@@ -326,7 +313,7 @@ describe("with private origins allowed", () => {
   });
 
   test("a token allows 5 confirm attempts; the 6th needs a new start", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const { token } = await start(site, { origin: originServer.origin });
     originServer.serve(notFound);
     for (let left = 4; left >= 0; left--) {
@@ -343,7 +330,7 @@ describe("with private origins allowed", () => {
   });
 
   test("concurrent confirms cannot spend more than 5 attempts", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     await start(site, { origin: originServer.origin });
     originServer.serve(notFound);
     const statuses = (await Promise.all(Array.from({ length: 8 }, () => confirm(site.siteId, originServer.origin)))).map((r) => r.status);
@@ -351,7 +338,7 @@ describe("with private origins allowed", () => {
   });
 
   test("an expired token is gone; confirming what was never started is not found", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const { token } = await start(site, { origin: originServer.origin });
     originServer.serveJson({ site_id: site.siteId, token });
     await service.services.db.siteVerification.updateMany({ where: { siteId: site.siteId }, data: { expiresAt: new Date(Date.now() - 1000) } });
@@ -363,7 +350,7 @@ describe("with private origins allowed", () => {
 
   test("an unknown site cannot start; a retiring site cannot confirm", async () => {
     await expectProblem(await startRequest({ siteId: uniqueSiteId("nowhere"), claimToken: "x" }, { origin: originServer.origin }), 404, "site-not-found");
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     await start(site, { origin: originServer.origin });
     await service.services.db.site.update({ where: { id: site.siteId }, data: { status: "retiring" } });
     await expectProblem(await confirm(site.siteId, originServer.origin), 410, "site-retired");
@@ -377,7 +364,7 @@ describe("with private origins allowed", () => {
     after(() => other?.close());
 
     async function failure(document: Handler): Promise<string> {
-      const site = await registerSite();
+      const site = await registerSite(service, uniqueSiteId("verify"));
       const { token } = await start(site, { origin: originServer.origin });
       originServer.serve(document);
       other.serveJson({ site_id: site.siteId, token });
@@ -386,7 +373,7 @@ describe("with private origins allowed", () => {
     }
 
     test("follows redirects within the origin", async () => {
-      const site = await registerSite();
+      const site = await registerSite(service, uniqueSiteId("verify"));
       const { token } = await start(site, { origin: originServer.origin });
       originServer.serve((req, res) => {
         if (req.url === "/.well-known/service.json") res.writeHead(301, { location: "/proofs/1" }).end();
@@ -461,7 +448,7 @@ describe("with private origins refused", () => {
   after(() => service?.stop());
 
   test("a private IP-address origin cannot be started", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const origins: [string, string][] = [
       [originServer.origin, "loopback"],
       ["http://[::1]:8080", "loopback"],
@@ -481,7 +468,7 @@ describe("with private origins refused", () => {
   });
 
   test("a host name that resolves to a private address is never connected to", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const cases: [Partial<Record<RecordType, string[]>>, string][] = [
       [{ A: ["127.0.0.1"] }, "127.0.0.1, not a public address (loopback)"],
       [{ AAAA: ["::ffff:127.0.0.1"] }, "::ffff:127.0.0.1, not a public address (IPv4-mapped loopback)"],
@@ -502,7 +489,7 @@ describe("with private origins refused", () => {
   });
 
   test("a rebinding resolver (public, then private) cannot steer the connection to loopback", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const host = testName("rebind");
     const origin = `http://${host}:${originServer.port}`;
     const { token } = await start(site, { origin, methods: ["well-known"] });
@@ -519,7 +506,7 @@ describe("with private origins refused", () => {
   });
 
   test("DNS TXT still verifies a host name: it connects to nothing", async () => {
-    const site = await registerSite();
+    const site = await registerSite(service, uniqueSiteId("verify"));
     const host = testName("txt");
     const origin = `https://${host}`;
     const { token } = await start(site, { origin, methods: ["dns-txt"] });

@@ -11,6 +11,8 @@ import { getState } from "../support/matrix.ts";
 import { jpeg, png } from "../support/media-fixtures.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { statusAndCode } from "../support/problems.ts";
+import { listComments, whenListed } from "../support/reads.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const SITE = uniqueSiteId("profiles");
@@ -27,8 +29,6 @@ const profile = async (site: string, key: string) => {
   return { status: res.status, body: (await res.json()) as any };
 };
 
-const problem = async (res: Response) => `${res.status} ${((await res.json()) as { code?: string }).code}`;
-
 /** The mxc:// URL behind a proxied avatar URL. */
 function mxcOf(proxied: string): string {
   const match = PROXIED_AVATAR.exec(proxied);
@@ -43,17 +43,12 @@ async function putAvatar(visitor: Visitor, site: string, bytes: Buffer, key: str
 
 const deleteAvatar = async (visitor: Visitor, site: string) => visitor.send("DELETE", await visitor.deleteAvatarPath(site), undefined);
 
-async function listed(site: string): Promise<any[]> {
-  const res = await fetch(`${service.url}/api/v1/sites/${site}/pages/${PAGE}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ per_page: 100 }) });
-  return ((await res.json()) as { data: any[] }).data;
-}
+const listed = async (site: string) => (await listComments(service, site, PAGE, { per_page: 100 })).data;
 
 /** Posts a comment and waits until it is listed. */
 async function comment(visitor: Visitor, site: string, text: string, displayName?: string): Promise<any> {
   const res = await visitor.post(`/api/v1/sites/${site}/pages/${PAGE}/comments`, await visitor.commentBody(site, PAGE, text, displayName ? { display_name: displayName } : {}), { "idempotency-key": randomUUID() });
-  assert.equal(res.status, 202);
-  const { submission_id } = (await res.json()) as { submission_id: string };
-  return eventually(async () => (await listed(site)).find((m) => m.submission_id === submission_id), 30_000, `comment "${text}"`);
+  return whenListed(res, () => listed(site), `comment "${text}"`);
 }
 
 /** The avatar the visitor's member event in a room carries, read from Synapse. */
@@ -84,7 +79,7 @@ describe("visitor profiles and avatars", () => {
     assert.deepEqual(await profile(uniqueSiteId("nope"), stranger.key).then((r) => `${r.status} ${r.body.code}`), "404 site-not-found");
     assert.deepEqual(await profile("Bad_Site", stranger.key).then((r) => `${r.status} ${r.body.code}`), "400 validation-error");
     const res = await fetch(`${service.url}/api/v1/sites/${SITE}/visitors/profile`);
-    assert.equal(await problem(res), "400 validation-error", "the key is required");
+    assert.equal(await statusAndCode(res), "400 validation-error", "the key is required");
   });
 
   test("an avatar shows in the profile, the rooms' member events and old comments; a replay sets it again; deletion", async () => {
@@ -171,38 +166,38 @@ describe("visitor profiles and avatars", () => {
   test("refusals of the avatar routes", async () => {
     const carol = new Visitor(service.url, TEST_ORIGIN);
     const image = png(4, 4);
-    assert.equal(await problem(await putAvatar(carol, SITE, image, randomUUID(), "video/mp4")), "415 unsupported-media-type", "not an image type");
-    assert.equal(await problem(await putAvatar(carol, SITE, image, randomUUID(), "application/pdf")), "415 unsupported-media-type");
-    assert.equal(await problem(await putAvatar(carol, SITE, image, randomUUID(), "image/jpeg")), "400 media-type-mismatch", "a PNG declared as JPEG");
-    assert.equal(await problem(await putAvatar(carol, SITE, Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"), randomUUID(), "image/png")), "400 media-type-mismatch", "markup");
-    assert.equal(await problem(await putAvatar(carol, SITE, image, null)), "400 idempotency-key-required");
-    assert.equal(await problem(await putAvatar(carol, SITE, image, "not valid")), "400 invalid-idempotency-key");
-    assert.equal(await problem(await putAvatar(carol, uniqueSiteId("nope"), image)), "404 site-not-found");
-    assert.equal(await problem(await putAvatar(carol, RETIRED, image)), "410 site-retired");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "video/mp4")), "415 unsupported-media-type", "not an image type");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "application/pdf")), "415 unsupported-media-type");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "image/jpeg")), "400 media-type-mismatch", "a PNG declared as JPEG");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"), randomUUID(), "image/png")), "400 media-type-mismatch", "markup");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, null)), "400 idempotency-key-required");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, "not valid")), "400 invalid-idempotency-key");
+    assert.equal(await statusAndCode(await putAvatar(carol, uniqueSiteId("nope"), image)), "404 site-not-found");
+    assert.equal(await statusAndCode(await putAvatar(carol, RETIRED, image)), "410 site-retired");
     {
       const { path } = await carol.avatarRequest(SITE, image, "image/png");
-      assert.equal(await problem(await carol.send("PUT", path, png(5, 5), { "idempotency-key": randomUUID() })), "403 invalid-signature", "the proof covers the body's hash");
+      assert.equal(await statusAndCode(await carol.send("PUT", path, png(5, 5), { "idempotency-key": randomUUID() })), "403 invalid-signature", "the proof covers the body's hash");
       const noMime = path.replace(/mime=[^&]*&/, "");
-      assert.equal(await problem(await carol.send("PUT", noMime, image, { "idempotency-key": randomUUID() })), "400 validation-error");
-      assert.equal(await problem(await carol.send("PUT", path, Buffer.alloc(0), { "idempotency-key": randomUUID() })), "400 validation-error", "an empty body");
+      assert.equal(await statusAndCode(await carol.send("PUT", noMime, image, { "idempotency-key": randomUUID() })), "400 validation-error");
+      assert.equal(await statusAndCode(await carol.send("PUT", path, Buffer.alloc(0), { "idempotency-key": randomUUID() })), "400 validation-error", "an empty body");
     }
     {
       const key = randomUUID();
       const { path, body } = await carol.avatarRequest(SITE, image, "image/png");
       assert.equal((await carol.send("PUT", path, body, { "idempotency-key": key })).status, 200);
-      assert.equal(await problem(await carol.send("PUT", path, body, { "idempotency-key": randomUUID() })), "403 invalid-PoW", "a spent challenge");
-      assert.equal(await problem(await putAvatar(carol, SITE, png(6, 6), key)), "409 idempotency-key-reused", "the key with other bytes");
+      assert.equal(await statusAndCode(await carol.send("PUT", path, body, { "idempotency-key": randomUUID() })), "403 invalid-PoW", "a spent challenge");
+      assert.equal(await statusAndCode(await putAvatar(carol, SITE, png(6, 6), key)), "409 idempotency-key-reused", "the key with other bytes");
     }
     assert.deepEqual((await profile(SITE, carol.key)).body.avatar_url !== null, true, "refused requests changed nothing after the one that succeeded");
 
     // DELETE
     const signedFor = async (site: string) => carol.deleteAvatarPath(site);
-    assert.equal(await problem(await carol.send("DELETE", await signedFor(uniqueSiteId("nope")), undefined)), "404 site-not-found");
-    assert.equal(await problem(await carol.send("DELETE", await signedFor(RETIRED), undefined)), "410 site-retired");
-    assert.equal(await problem(await carol.send("DELETE", (await signedFor(OTHER)).replace(OTHER, SITE), undefined)), "403 invalid-signature", "a proof for another site");
-    assert.equal(await problem(await carol.send("DELETE", `/api/v1/sites/${SITE}/visitors/avatar`, undefined)), "400 validation-error", "no proof");
+    assert.equal(await statusAndCode(await carol.send("DELETE", await signedFor(uniqueSiteId("nope")), undefined)), "404 site-not-found");
+    assert.equal(await statusAndCode(await carol.send("DELETE", await signedFor(RETIRED), undefined)), "410 site-retired");
+    assert.equal(await statusAndCode(await carol.send("DELETE", (await signedFor(OTHER)).replace(OTHER, SITE), undefined)), "403 invalid-signature", "a proof for another site");
+    assert.equal(await statusAndCode(await carol.send("DELETE", `/api/v1/sites/${SITE}/visitors/avatar`, undefined)), "400 validation-error", "no proof");
     const path = await signedFor(SITE);
     assert.equal((await carol.send("DELETE", path, undefined)).status, 200);
-    assert.equal(await problem(await carol.send("DELETE", path, undefined)), "403 invalid-PoW", "a spent challenge");
+    assert.equal(await statusAndCode(await carol.send("DELETE", path, undefined)), "403 invalid-PoW", "a spent challenge");
   });
 });

@@ -4,23 +4,17 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { signatureArrays } from "../../src/security/author-proof.ts";
-import { eventually, serviceFor, TEST_ORIGIN, uniqueSiteId, type Provider, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
+import { expectProblem } from "../support/problems.ts";
+import { listComments } from "../support/reads.ts";
 
 const enc = encodeURIComponent;
 const FAMILY = "👩‍👩‍👧‍👦"; // one grapheme cluster of 7 code points
 
-async function expectProblem(res: Response, status: number, code: string) {
-  const body = (await res.json()) as { code: string; status: number };
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  assert.equal(body.code, code);
-  return body;
-}
-
-for (const provider of ["sqlite", "postgres"] as Provider[]) {
+for (const provider of PROVIDERS) {
   describe(`visitor writes on ${provider}`, () => {
     const siteId = uniqueSiteId("writes");
     const page = "page";
@@ -30,11 +24,7 @@ for (const provider of ["sqlite", "postgres"] as Provider[]) {
     let alice: Visitor;
     let bob: Visitor;
 
-    const list = async (body: Record<string, unknown> = {}) => {
-      const res = await fetch(`${service.url}${base}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ per_page: 100, ...body }) });
-      assert.equal(res.status, 200);
-      return ((await res.json()) as { data: any[] }).data;
-    };
+    const list = async (body: Record<string, unknown> = {}) => (await listComments(service, siteId, page, { per_page: 100, ...body })).data;
     const find = (predicate: (m: any) => boolean, what: string, body: Record<string, unknown> = {}) =>
       eventually(async () => (await list(body)).find(predicate), 30_000, what);
     const submissions = () => service.services.db.submission.count();

@@ -10,6 +10,7 @@ import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestServi
 import { Visitor } from "../support/visitor.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { png } from "../support/media-fixtures.ts";
+import { listComments, whenListed } from "../support/reads.ts";
 
 const enc = encodeURIComponent;
 const SITE = uniqueSiteId("refuse");
@@ -97,15 +98,8 @@ describe("every visitor-write route refuses with each code it declares", () => {
     await service.services.db.site.update({ where: { id: RETIRED }, data: { status: "retiring" } });
     alice = new Visitor(service.url, TEST_ORIGIN);
     bob = new Visitor(service.url, TEST_ORIGIN);
-    const list = async () => {
-      const res = await fetch(`${service.url}${page(SITE)}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ per_page: 100 }) });
-      return ((await res.json()) as { data: any[] }).data;
-    };
-    const posted = async (res: Response) => {
-      assert.equal(res.status, 202);
-      const { submission_id } = (await res.json()) as { submission_id: string };
-      return (await eventually(async () => (await list()).find((m) => m.submission_id === submission_id), 30_000, "a target")).event_id as string;
-    };
+    const list = async () => (await listComments(service, SITE, PAGE, { per_page: 100 })).data;
+    const posted = async (res: Response) => (await whenListed(res, list, "a target")).event_id as string;
     const comment = await posted(await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "target"), { "idempotency-key": "t1" }));
     const poll = await posted(await alice.send("POST", `${page(SITE)}/polls`, { question: "P?", options: ["x", "y"], ...(await alice.proof((ch) => signatureArrays.createPoll(SITE, PAGE, "P?", ["x", "y"], 1, null, null, ch))) }, { "idempotency-key": "t2" }));
     const redacted = await posted(await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "doomed"), { "idempotency-key": "t3" }));

@@ -20,6 +20,9 @@ import {
 
 export type Provider = "sqlite" | "postgres";
 
+/** Every database the service runs on: the tests that depend on the database run on each. */
+export const PROVIDERS: readonly Provider[] = ["sqlite", "postgres"];
+
 export const TEST_ORIGIN = "https://blog.example";
 
 /** A site id no other test (or earlier run against the same homeserver) uses. */

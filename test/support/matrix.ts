@@ -24,6 +24,9 @@ export const getEvent = (roomId: string, eventId: string) => matrixRequest("GET"
 export const getState = (roomId: string, type: string, stateKey = "") =>
   matrixRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`);
 
+/** A user's power level in a room as Synapse has it (undefined: none). */
+export const levelIn = async (roomId: string, userId: string): Promise<number | undefined> => (await getState(roomId, "m.room.power_levels")).users?.[userId];
+
 /** All m.room.message events of a room, oldest first (read as the AS bot, a member). */
 export async function roomMessages(roomId: string): Promise<Array<{ event_id: string; sender: string; content: Record<string, any> }>> {
   const filter = enc(JSON.stringify({ types: ["m.room.message"] }));
