@@ -2,17 +2,11 @@
 import { checkDisplayName, checkEventId, checkPoll } from "../comment-input.ts";
 import { pollStartContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
-export interface CreatePollInput extends AuthorProofInput {
-  question: string;
-  options: string[];
-  maxSelections: number | null;
-  displayName: string | null;
-  replyTo: string | null;
-  threadRoot: string | null;
-}
+const fields = { question: "String!", options: "[String!]!", maxSelections: "Int", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
+export type CreatePollInput = PageInput<typeof fields>;
 
 interface Checked {
   question: string;
@@ -24,6 +18,10 @@ interface Checked {
 }
 
 export const createPoll: VisitorOperation<CreatePollInput, Checked> = {
+  mutation: "createPoll",
+  description: "Queues an MSC3381 poll.",
+  level: "page",
+  fields,
   kind: "poll.create",
   answer: "submission",
   check(input, errors) {

@@ -2,13 +2,16 @@
 import { checkEventId } from "../comment-input.ts";
 import { redactionContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface DeleteCommentInput extends AuthorProofInput {
-  commentId: string;
-}
+const fields = { commentId: "String!" } as const;
+export type DeleteCommentInput = PageInput<typeof fields>;
 
 export const deleteComment: VisitorOperation<DeleteCommentInput, { commentId: string }> = {
+  mutation: "deleteComment",
+  description: "Queues the redaction of the visitor's own comment.",
+  level: "page",
+  fields,
   kind: "comment.delete",
   answer: "submission",
   check(input, errors) {

@@ -3,12 +3,10 @@ import { DomainError } from "../../../core/errors.ts";
 import { checkCommentText, checkEventId } from "../comment-input.ts";
 import { editContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface EditCommentInput extends AuthorProofInput {
-  commentId: string;
-  content: string | null;
-}
+const fields = { commentId: "String!", content: "String" } as const;
+export type EditCommentInput = PageInput<typeof fields>;
 
 interface Checked {
   commentId: string;
@@ -16,6 +14,10 @@ interface Checked {
 }
 
 export const editComment: VisitorOperation<EditCommentInput, Checked> = {
+  mutation: "editComment",
+  description: "Queues an edit of the visitor's own text comment.",
+  level: "page",
+  fields,
   kind: "comment.edit",
   answer: "submission",
   check(input, errors) {

@@ -5,17 +5,12 @@ import { notFound } from "../../../core/errors.ts";
 import { mediaMessageContent, stickerContent, textMessageContent, type MediaAttachment } from "../../../matrix/events.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
-export interface PostCommentInput extends AuthorProofInput {
-  content: string | null;
-  /** The body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
-  media: { kind?: string; url: string; voice?: boolean } | null;
-  displayName: string | null;
-  replyTo: string | null;
-  threadRoot: string | null;
-}
+/** media: the body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
+const fields = { content: "String", media: "JSON", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
+export type PostCommentInput = PageInput<typeof fields>;
 
 /** What a media comment sends, filled by `load` from the upload's record or the site's packs. */
 type Attached = { kind: "upload"; media: MediaAttachment } | { kind: "sticker"; body: string; info: Record<string, unknown> };
@@ -30,17 +25,25 @@ interface Checked {
   threadRoot: string | null;
 }
 
+/** A property of a JSON object, if the value is one. */
+const property = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined);
+
 /** What is signed and repeated in the proof block: the text, or media.url in its place. */
 const signed = (c: Checked): string => c.media?.url ?? c.content!;
 
 export const postComment: VisitorOperation<PostCommentInput, Checked> = {
+  mutation: "postComment",
+  description: "Queues a visitor comment (author proof and proof of work; site write auth on REST).",
+  level: "page",
+  fields,
   kind: "comment.post",
   answer: "submission",
   check(input, errors) {
     const given = input.media;
     // The REST schema guarantees the shape; GraphQL's JSON scalar does not.
-    if (given && typeof given.url !== "string") errors.push({ field: "media.url", message: "is required" });
-    const media = given && typeof given.url === "string" ? { sticker: given.kind === "sticker", url: given.url, voice: given.voice === true } : null;
+    const url = property(given, "url");
+    if (given && typeof url !== "string") errors.push({ field: "media.url", message: "is required" });
+    const media = given && typeof url === "string" ? { sticker: property(given, "kind") === "sticker", url, voice: property(given, "voice") === true } : null;
     if (!given || input.content !== null) checkCommentText("content", input.content, errors);
     checkDisplayName(input.displayName, errors);
     checkEventId("reply_to", input.replyTo, errors);

@@ -2,20 +2,19 @@
 import { checkDisplayName, checkEventId, checkLocation } from "../comment-input.ts";
 import { locationContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { AuthorProofInput, PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
-export interface PostLocationInput extends AuthorProofInput {
-  geoUri: string;
-  description: string | null;
-  displayName: string | null;
-  replyTo: string | null;
-  threadRoot: string | null;
-}
+const fields = { geoUri: "String!", description: "String", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
+export type PostLocationInput = PageInput<typeof fields>;
 
 type Checked = Omit<PostLocationInput, keyof AuthorProofInput>;
 
 export const postLocation: VisitorOperation<PostLocationInput, Checked> = {
+  mutation: "postLocation",
+  description: "Queues an MSC3488 location.",
+  level: "page",
+  fields,
   kind: "location.post",
   answer: "submission",
   check(input, errors) {

@@ -3,12 +3,11 @@
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
 import { reactionContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface ReactionInput extends AuthorProofInput {
-  commentId: string;
-  key: string;
-}
+/** A reaction's fields (react and unreact). */
+export const reactionFields = { commentId: "String!", key: "String!" } as const;
+export type ReactionInput = PageInput<typeof reactionFields>;
 
 interface Checked {
   commentId: string;
@@ -24,6 +23,10 @@ export const checkReaction = (input: ReactionInput, errors: Parameters<VisitorOp
 };
 
 export const react: VisitorOperation<ReactionInput, Checked> = {
+  mutation: "react",
+  description: "Queues a reaction (m.reaction) on a comment.",
+  level: "page",
+  fields: reactionFields,
   kind: "reaction.add",
   answer: "no-content",
   check: checkReaction,

@@ -3,9 +3,13 @@
 import { redactionContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
 import type { VisitorOperation } from "../../../writes/operation.ts";
-import { checkReaction, type ReactionInput } from "./react.ts";
+import { checkReaction, reactionFields, type ReactionInput } from "./react.ts";
 
 export const unreact: VisitorOperation<ReactionInput, ReturnType<typeof checkReaction>> = {
+  mutation: "unreact",
+  description: "Queues the removal of the visitor's reaction with that key.",
+  level: "page",
+  fields: reactionFields,
   kind: "reaction.remove",
   answer: "no-content",
   check: checkReaction,

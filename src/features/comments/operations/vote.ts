@@ -3,14 +3,16 @@ import { validationError } from "../../../core/errors.ts";
 import { checkEventId } from "../comment-input.ts";
 import { pollResponseContent } from "../../../matrix/events.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface VoteInput extends AuthorProofInput {
-  pollId: string;
-  optionId: string;
-}
+const fields = { pollId: "String!", optionId: "String!" } as const;
+export type VoteInput = PageInput<typeof fields>;
 
 export const vote: VisitorOperation<VoteInput, { pollId: string; optionId: string }> = {
+  mutation: "vote",
+  description: "Queues a vote on a poll (a newer vote replaces the earlier one).",
+  level: "page",
+  fields,
   kind: "poll.vote",
   answer: "no-content",
   check(input, errors) {

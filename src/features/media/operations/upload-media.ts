@@ -7,17 +7,12 @@ import type { Homeserver } from "../../../matrix/homeserver.ts";
 import { declaredType, type DeclaredType } from "../media-types.ts";
 import { inspectUpload } from "../sniff.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, ImmediateOperation } from "../../../writes/operation.ts";
+import type { ImmediateOperation, PageInput, RawBodyInput } from "../../../writes/operation.ts";
+import { builder } from "../../../graphql/builder.ts";
 
-export interface UploadMediaInput extends AuthorProofInput {
-  /** The declared type as sent (signed as sent). */
-  mime: string;
-  filename: string | null;
-  /** "true" declares an audio upload a voice message. */
-  voice: string | null;
-  /** The raw request body. */
-  body: Buffer;
-}
+/** mime: the declared type, signed as sent; voice: "true" declares an audio upload a voice message. */
+const fields = { mime: "String!", filename: "String", voice: "String" } as const;
+export type UploadMediaInput = PageInput<typeof fields> & RawBodyInput;
 
 /** The upload result (spec: visitor media upload result). */
 export interface UploadedMedia {
@@ -27,6 +22,9 @@ export interface UploadedMedia {
   size: number;
   voice: boolean;
 }
+
+/** The mutation's type (fields: src/features/media/graphql.ts). */
+export const MediaUploadType = builder.objectRef<UploadedMedia & { replayed: boolean }>("MediaUpload");
 
 interface Checked {
   mime: string;
@@ -49,6 +47,11 @@ export function uploadAs(homeserver: Homeserver, userId: string, body: Buffer, m
 }
 
 export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, UploadedMedia> = {
+  mutation: "uploadMedia",
+  description: "Uploads the request body to the media repository as the visitor's virtual user (REST only: the bytes are the raw request body).",
+  level: "page",
+  fields,
+  output: MediaUploadType,
   kind: "media.upload",
   answer: "result",
   async check(input, errors) {

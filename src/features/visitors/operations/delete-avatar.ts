@@ -2,10 +2,15 @@
 // rooms' member events. Immediate; without an avatar nothing changes (a successful no-op).
 import { signatureArrays } from "../../../security/author-proof.ts";
 import { applyAvatar } from "../avatars.ts";
-import type { ImmediateOperation, SiteProofInput } from "../../../writes/operation.ts";
-import type { AvatarResult } from "./upload-avatar.ts";
+import type { ImmediateOperation, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
+import { AvatarResultType, type AvatarResult } from "./upload-avatar.ts";
 
-export const deleteAvatar: ImmediateOperation<SiteProofInput, null, AvatarResult> = {
+export const deleteAvatar: ImmediateOperation<SiteInput<{}> & RawBodyInput, null, AvatarResult> = {
+  mutation: "deleteAvatar",
+  description: "Removes the visitor's avatar on the site (a no-op without one).",
+  level: "site",
+  fields: {},
+  output: AvatarResultType,
   kind: "avatar.delete",
   answer: "result",
   check: () => null,

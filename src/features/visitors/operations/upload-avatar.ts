@@ -9,21 +9,21 @@ import { declaredType, type DeclaredType } from "../../media/media-types.ts";
 import { inspectUpload } from "../../media/sniff.ts";
 import { signatureArrays } from "../../../security/author-proof.ts";
 import { applyAvatar } from "../avatars.ts";
-import type { ImmediateOperation, OperationServices, SiteProofInput } from "../../../writes/operation.ts";
+import type { ImmediateOperation, OperationServices, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
+import { builder } from "../../../graphql/builder.ts";
 import { uploadAs } from "../../media/operations/upload-media.ts";
 
-export interface SetAvatarInput extends SiteProofInput {
-  /** The declared type as sent (signed as sent). */
-  mime: string;
-  filename: string | null;
-  /** The raw request body. */
-  body: Buffer;
-}
+/** mime: the declared type, signed as sent. */
+const fields = { mime: "String!", filename: "String" } as const;
+export type SetAvatarInput = SiteInput<typeof fields> & RawBodyInput;
 
 /** An avatar write's answer: the avatar's mxc:// URL (null once deleted); responses present it as media. */
 export interface AvatarResult {
   avatarUrl: string | null;
 }
+
+/** The avatar writes' mutation type (fields: src/features/visitors/graphql.ts). */
+export const AvatarResultType = builder.objectRef<AvatarResult & { replayed: boolean }>("VisitorAvatarResult");
 
 interface Checked {
   mime: string;
@@ -49,6 +49,12 @@ async function setAvatar(services: OperationServices, userId: string, url: strin
 }
 
 export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarResult> = {
+  mutation: "uploadAvatar",
+  description:
+    "Sets the visitor's avatar on the site from the request body (an image; REST only): uploaded as the virtual user, set on its profile and in its rooms' member events.",
+  level: "site",
+  fields,
+  output: AvatarResultType,
   kind: "avatar.upload",
   answer: "result",
   async check(input) {
