@@ -1,12 +1,15 @@
 // POST …/polls: an MSC3381 poll (single choice), optionally a reply and/or in a thread.
 import { checkDisplayName, checkEventId, checkPoll } from "../comment-input.ts";
 import { pollStartContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
 const fields = { question: "String!", options: "[String!]!", maxSelections: "Int", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
 export type CreatePollInput = PageInput<typeof fields>;
+
+/** The canonical array the author signs (the wire contract): the poll payload nested. */
+export const createPollArray = (siteId: string, pageSlug: string, question: string, options: string[], maxSelections: number, replyTo: string | null, threadRoot: string | null, challenge: string) =>
+  ["CREATE_POLL", siteId, pageSlug, [question, options, maxSelections], replyTo, threadRoot, challenge, 1];
 
 interface Checked {
   question: string;
@@ -32,7 +35,7 @@ export const createPoll: VisitorOperation<CreatePollInput, Checked> = {
     checkEventId("thread_root", input.threadRoot, errors);
     return { ...input, maxSelections };
   },
-  signatureArray: (c, s) => signatureArrays.createPoll(s.siteId, s.pageSlug, c.question, c.options, c.maxSelections, c.replyTo, c.threadRoot, s.challenge),
+  signatureArray: (c, s) => createPollArray(s.siteId, s.pageSlug, c.question, c.options, c.maxSelections, c.replyTo, c.threadRoot, s.challenge),
   // The canonical poll payload, exactly as signed.
   proofSubject: (c) => JSON.stringify([c.question, c.options, c.maxSelections]),
   targets: (c) => relationRules(c.replyTo, c.threadRoot),

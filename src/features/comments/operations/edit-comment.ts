@@ -2,11 +2,14 @@
 import { DomainError } from "../../../core/errors.ts";
 import { checkCommentText, checkEventId } from "../comment-input.ts";
 import { editContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { commentId: "String!", content: "String" } as const;
 export type EditCommentInput = PageInput<typeof fields>;
+
+/** The canonical array the author signs (the wire contract). */
+export const editCommentArray = (siteId: string, pageSlug: string, commentId: string, content: string, challenge: string) =>
+  ["EDIT_COMMENT", siteId, pageSlug, commentId, content, challenge, 1];
 
 interface Checked {
   commentId: string;
@@ -25,7 +28,7 @@ export const editComment: VisitorOperation<EditCommentInput, Checked> = {
     checkCommentText("content", input.content, errors);
     return { commentId: input.commentId, content: input.content ?? "" };
   },
-  signatureArray: (c, s) => signatureArrays.editComment(s.siteId, s.pageSlug, c.commentId, c.content, s.challenge),
+  signatureArray: (c, s) => editCommentArray(s.siteId, s.pageSlug, c.commentId, c.content, s.challenge),
   proofSubject: (c) => c.content,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId, own: true }],
   checkTargets(_c, targets) {

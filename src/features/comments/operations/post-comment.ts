@@ -4,7 +4,6 @@ import { checkCommentText, checkDisplayName, checkEventId } from "../comment-inp
 import { notFound } from "../../../core/errors.ts";
 import { mediaMessageContent, stickerContent, textMessageContent, type MediaAttachment } from "../../../matrix/events.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
@@ -24,6 +23,10 @@ interface Checked {
   replyTo: string | null;
   threadRoot: string | null;
 }
+
+/** The canonical array the author signs (the wire contract); with media, media.url stands in place of the content. */
+export const postCommentArray = (siteId: string, pageSlug: string, contentOrMediaUrl: string, replyTo: string | null, threadRoot: string | null, challenge: string) =>
+  ["POST_COMMENT", siteId, pageSlug, contentOrMediaUrl, replyTo, threadRoot, challenge, 1];
 
 /** A property of a JSON object, if the value is one. */
 const property = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined);
@@ -50,7 +53,7 @@ export const postComment: VisitorOperation<PostCommentInput, Checked> = {
     checkEventId("thread_root", input.threadRoot, errors);
     return { content: input.content, media, attached: null, displayName: input.displayName, replyTo: input.replyTo, threadRoot: input.threadRoot };
   },
-  signatureArray: (c, s) => signatureArrays.postComment(s.siteId, s.pageSlug, signed(c), c.replyTo, c.threadRoot, s.challenge),
+  signatureArray: (c, s) => postCommentArray(s.siteId, s.pageSlug, signed(c), c.replyTo, c.threadRoot, s.challenge),
   proofSubject: signed,
   async load(c, scope, { db, stickers }) {
     if (!c.media) return c;

@@ -2,12 +2,14 @@
 // a duplicate annotation is a success).
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
 import { reactionContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 /** A reaction's fields (react and unreact). */
 export const reactionFields = { commentId: "String!", key: "String!" } as const;
 export type ReactionInput = PageInput<typeof reactionFields>;
+
+/** The canonical array the author signs (the wire contract), the key as sent. */
+export const reactArray = (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) => ["REACT", siteId, pageSlug, commentId, key, challenge, 1];
 
 interface Checked {
   commentId: string;
@@ -30,7 +32,7 @@ export const react: VisitorOperation<ReactionInput, Checked> = {
   kind: "reaction.add",
   answer: "no-content",
   check: checkReaction,
-  signatureArray: (c, s) => signatureArrays.react(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
+  signatureArray: (c, s) => reactArray(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
   proofSubject: (c) => c.key,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId }],
   effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.reaction", content: reactionContent(c.commentId, c.key, s.proof) }),

@@ -2,11 +2,13 @@
 import { validationError } from "../../../core/errors.ts";
 import { checkEventId } from "../comment-input.ts";
 import { pollResponseContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { pollId: "String!", optionId: "String!" } as const;
 export type VoteInput = PageInput<typeof fields>;
+
+/** The canonical array the author signs (the wire contract). */
+export const voteArray = (siteId: string, pageSlug: string, pollId: string, optionId: string, challenge: string) => ["VOTE", siteId, pageSlug, pollId, optionId, challenge, 1];
 
 export const vote: VisitorOperation<VoteInput, { pollId: string; optionId: string }> = {
   mutation: "vote",
@@ -19,7 +21,7 @@ export const vote: VisitorOperation<VoteInput, { pollId: string; optionId: strin
     checkEventId("poll_id", input.pollId, errors);
     return { pollId: input.pollId, optionId: input.optionId };
   },
-  signatureArray: (c, s) => signatureArrays.vote(s.siteId, s.pageSlug, c.pollId, c.optionId, s.challenge),
+  signatureArray: (c, s) => voteArray(s.siteId, s.pageSlug, c.pollId, c.optionId, s.challenge),
   proofSubject: (c) => c.optionId,
   targets: (c) => [{ field: "poll_id", eventId: c.pollId, poll: true }],
   checkTargets(c, targets) {

@@ -6,7 +6,6 @@ import { hasErrcode } from "../../../matrix/errors.ts";
 import type { Homeserver } from "../../../matrix/homeserver.ts";
 import { declaredType, type DeclaredType } from "../media-types.ts";
 import { inspectUpload } from "../sniff.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import type { ImmediateOperation, PageInput, RawBodyInput } from "../../../writes/operation.ts";
 import { builder } from "../../../graphql/builder.ts";
 
@@ -22,6 +21,10 @@ export interface UploadedMedia {
   size: number;
   voice: boolean;
 }
+
+/** The canonical array the author signs (the wire contract): mime and filename as sent, filename null when absent. */
+export const uploadArray = (siteId: string, pageSlug: string, mime: string, filename: string | null, bodySha256Hex: string, challenge: string) =>
+  ["UPLOAD", siteId, pageSlug, mime, filename, bodySha256Hex, challenge];
 
 /** The mutation's type (fields: src/features/media/graphql.ts). */
 export const MediaUploadType = builder.objectRef<UploadedMedia & { replayed: boolean }>("MediaUpload");
@@ -64,7 +67,7 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
     const sha256 = createHash("sha256").update(input.body).digest("hex");
     return { mime: input.mime, declared, filename: input.filename, voice, body: input.body, sha256, width, height };
   },
-  signatureArray: (c, s) => signatureArrays.upload(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
+  signatureArray: (c, s) => uploadArray(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
   async perform(c, scope, { homeserver, provisioner }) {
     const userId = await provisioner.ensureVisitor(scope.siteId, scope.author, null);
     const url = await uploadAs(homeserver, userId, c.body, c.declared.mime, c.filename);
