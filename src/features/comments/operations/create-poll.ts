@@ -1,6 +1,7 @@
 // POST …/polls: an MSC3381 poll (single choice), optionally a reply and/or in a thread.
 import { checkDisplayName, checkEventId, checkPoll } from "../comment-input.ts";
-import { pollStartContent } from "../../../matrix/events.ts";
+import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
@@ -18,6 +19,29 @@ interface Checked {
   displayName: string | null;
   replyTo: string | null;
   threadRoot: string | null;
+}
+
+/**
+ * MSC3381 poll start as an m.room.message; the fallback body is the question and numbered
+ * options. Nothing else repeats the question, so a 500-cluster question still fits one event.
+ */
+export function pollStartContent(question: string, options: string[], maxSelections: number, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const fallback = [question, ...options.map((option, i) => `${i + 1}. ${option}`)].join("\n");
+  return withRelations(
+    {
+      msgtype: "org.matrix.msc3381.poll.start",
+      body: fallback,
+      "org.matrix.msc3381.poll.start": {
+        question: { "org.matrix.msc1767.text": question },
+        kind: "org.matrix.msc3381.poll.disclosed",
+        max_selections: maxSelections,
+        answers: options.map((text, i) => ({ id: String(i), "org.matrix.msc1767.text": text })),
+      },
+      [PROOF_KEY]: proof,
+    },
+    replyTo,
+    threadRoot,
+  );
 }
 
 export const createPoll: VisitorOperation<CreatePollInput, Checked> = {

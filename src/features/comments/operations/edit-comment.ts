@@ -1,7 +1,8 @@
 // PATCH …/comments/{comment_id}: the author replaces the text of its own text comment.
 import { DomainError } from "../../../core/errors.ts";
 import { checkCommentText, checkEventId } from "../comment-input.ts";
-import { editContent } from "../../../matrix/events.ts";
+import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { commentId: "String!", content: "String" } as const;
@@ -14,6 +15,17 @@ export const editCommentArray = (siteId: string, pageSlug: string, commentId: st
 interface Checked {
   commentId: string;
   content: string;
+}
+
+/** An edit: m.replace with the new content, and a "* " fallback for clients without edits. */
+export function editContent(targetEventId: string, body: string, proof: ProofBlock): Content {
+  return {
+    msgtype: "m.text",
+    body: `* ${body}`,
+    "m.new_content": { msgtype: "m.text", body },
+    "m.relates_to": { rel_type: "m.replace", event_id: targetEventId },
+    [PROOF_KEY]: proof,
+  };
 }
 
 export const editComment: VisitorOperation<EditCommentInput, Checked> = {

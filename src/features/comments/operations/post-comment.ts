@@ -2,7 +2,8 @@
 // of the site's packs), optionally a reply and/or in a thread.
 import { checkCommentText, checkDisplayName, checkEventId } from "../comment-input.ts";
 import { notFound } from "../../../core/errors.ts";
-import { mediaMessageContent, stickerContent, textMessageContent, type MediaAttachment } from "../../../matrix/events.ts";
+import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
@@ -10,6 +11,42 @@ import { relationRules } from "../../../writes/targets.ts";
 /** media: the body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
 const fields = { content: "String", media: "JSON", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
 export type PostCommentInput = PageInput<typeof fields>;
+
+export function textMessageContent(body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ msgtype: "m.text", body, [PROOF_KEY]: proof }, replyTo, threadRoot);
+}
+
+/** An uploaded file as a media comment sends it (from the upload's record, not the client's claims). */
+export interface MediaAttachment {
+  msgtype: "m.image" | "m.video" | "m.audio" | "m.file";
+  url: string;
+  mimetype: string;
+  size: number;
+  filename: string | null;
+  width: number | null;
+  height: number | null;
+  /** A voice message: MSC3245 fields, so clients show a voice player. */
+  voice: boolean;
+}
+
+/**
+ * m.image / m.video / m.audio / m.file. `body` is the comment text (a caption when a filename
+ * is given, as Matrix reads it) or else the filename.
+ */
+export function mediaMessageContent(media: MediaAttachment, body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const info = { mimetype: media.mimetype, size: media.size, ...(media.width !== null && media.height !== null ? { w: media.width, h: media.height } : {}) };
+  const voice = media.voice ? { "org.matrix.msc3245.voice": {}, "org.matrix.msc1767.audio": {} } : {};
+  return withRelations(
+    { msgtype: media.msgtype, body, ...(media.filename !== null ? { filename: media.filename } : {}), url: media.url, info, ...voice, [PROOF_KEY]: proof },
+    replyTo,
+    threadRoot,
+  );
+}
+
+/** An m.sticker event: the pack's image with the pack's description and info. */
+export function stickerContent(url: string, body: string, info: Record<string, unknown>, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ body, url, info, [PROOF_KEY]: proof }, replyTo, threadRoot);
+}
 
 /** What a media comment sends, filled by `load` from the upload's record or the site's packs. */
 type Attached = { kind: "upload"; media: MediaAttachment } | { kind: "sticker"; body: string; info: Record<string, unknown> };

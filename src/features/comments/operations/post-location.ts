@@ -1,6 +1,7 @@
 // POST …/location: an MSC3488 location, optionally a reply and/or in a thread.
 import { checkDisplayName, checkEventId, checkLocation } from "../comment-input.ts";
-import { locationContent } from "../../../matrix/events.ts";
+import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import type { AuthorProofInput, PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
@@ -12,6 +13,23 @@ export const locateArray = (siteId: string, pageSlug: string, geoUri: string, re
   ["LOCATE", siteId, pageSlug, geoUri, replyTo, threadRoot, challenge, 1];
 
 type Checked = Omit<PostLocationInput, keyof AuthorProofInput>;
+
+/** MSC3488 location as an m.room.message. */
+export function locationContent(geoUri: string, description: string | null, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const location = { uri: geoUri, ...(description !== null ? { description } : {}) };
+  return withRelations(
+    {
+      msgtype: "m.location",
+      body: description ?? `Location: ${geoUri}`,
+      geo_uri: geoUri,
+      "m.location": location,
+      "org.matrix.msc3488.location": location,
+      [PROOF_KEY]: proof,
+    },
+    replyTo,
+    threadRoot,
+  );
+}
 
 export const postLocation: VisitorOperation<PostLocationInput, Checked> = {
   mutation: "postLocation",

@@ -1,7 +1,8 @@
 // POST …/comments/{comment_id}/reactions: an m.reaction from the visitor (204, idempotent:
 // a duplicate annotation is a success).
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
-import { reactionContent } from "../../../matrix/events.ts";
+import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 /** A reaction's fields (react and unreact). */
@@ -23,6 +24,10 @@ export const checkReaction = (input: ReactionInput, errors: Parameters<VisitorOp
   checkEventId("comment_id", input.commentId, errors);
   return { commentId: input.commentId, signedKey: input.key, key: normalizeReactionKey(input.key, errors) };
 };
+
+export function reactionContent(targetEventId: string, key: string, proof: ProofBlock): Content {
+  return { "m.relates_to": { rel_type: "m.annotation", event_id: targetEventId, key }, [PROOF_KEY]: proof };
+}
 
 export const react: VisitorOperation<ReactionInput, Checked> = {
   mutation: "react",
