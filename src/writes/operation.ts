@@ -86,7 +86,7 @@ export interface OperationServices {
 /** A page write's scope and its verified author (the visitor key, base64url). */
 export type AuthorScope = AuthorScopeOf<AuthorProofInput>;
 
-/** The GraphQL field extension that marks a mutation as a door into the write pipeline (route-checks.ts holds routes to it). */
+/** The GraphQL field extension that marks a mutation as a door into the write pipeline (src/rest/route-checks.ts holds author-proof routes to one). */
 export const VISITOR_WRITE_EXTENSION = "visitorWrite";
 
 /** The GraphQL types an operation's own input fields can have (nullable unless `!`). */

@@ -66,7 +66,7 @@ export const postCommentArray = (siteId: string, pageSlug: string, contentOrMedi
   ["POST_COMMENT", siteId, pageSlug, contentOrMediaUrl, replyTo, threadRoot, challenge, 1];
 
 /** A property of a JSON object, if the value is one. */
-const property = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined);
+const property = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined);
 
 /** What is signed and repeated in the proof block: the text, or media.url in its place. */
 const signed = (c: Checked): string => c.media?.url ?? c.content!;
