@@ -4,6 +4,7 @@ import "../features/sites/graphql.ts";
 import "../features/verification/graphql.ts";
 import "../features/comments/graphql.ts";
 import "../writes/graphql.ts";
+// The visitor writes' result types, then their mutations: the schema lists types and fields in registration order.
 import "../features/visitors/graphql.ts";
 import "../features/media/graphql.ts";
 import "./write-mutations.ts";
