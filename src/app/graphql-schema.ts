@@ -4,7 +4,10 @@ import "../features/sites/graphql.ts";
 import "../features/verification/graphql.ts";
 import "../features/comments/graphql.ts";
 import "../writes/graphql.ts";
-import "../features/comments/write-mutations.ts";
+// The visitor writes' result types, then their mutations: the schema lists types and fields in registration order.
+import "../features/visitors/graphql.ts";
+import "../features/media/graphql.ts";
+import "./write-mutations.ts";
 import "../features/meta/graphql.ts";
 import "../features/live/graphql.ts";
 import "../features/rooms/graphql.ts";
@@ -12,7 +15,6 @@ import "../features/rooms/roles-graphql.ts";
 import "../features/retirement/graphql.ts";
 import "../features/operator/graphql.ts";
 import "../features/stickers/graphql.ts";
-import "../features/visitors/graphql.ts";
 import "../features/governance/graphql.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -20,7 +20,7 @@ import { Provisioner } from "../features/rooms/provisioning.ts";
 import { Projector } from "../projection/projector.ts";
 import { submissionPerformer } from "../queue/perform.ts";
 import { WritePipeline } from "../writes/pipeline.ts";
-import * as operations from "./write-operations.ts";
+import { visitorWrites } from "./route-table.ts";
 import { QueueWorker } from "../queue/worker.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
@@ -115,7 +115,7 @@ export async function createServices(config: Config, log: (message: string) => v
   const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
   const perform = submissionPerformer(db, homeserver, provisioner);
-  const worker = new QueueWorker(db, Object.fromEntries(Object.values(operations).map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
+  const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
   const comments = new Comments(db, sites, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });

@@ -2,9 +2,7 @@
 // the table cannot declare what no code enforces.
 import { Kind, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Route } from "./route.ts";
-
-/** The GraphQL field extension that marks a mutation as a door into the write pipeline. */
-export const VISITOR_WRITE_EXTENSION = "visitorWrite";
+import { VISITOR_WRITE_EXTENSION } from "../writes/operation.ts";
 
 /**
  * An entry declaring an author proof (author-proof, site-write) must run a visitor-write

@@ -6,6 +6,7 @@ import type { RateLimitName } from "./rate-limits.ts";
 import type { Config } from "../config/config.ts";
 import type { Readable } from "node:stream";
 import type { Services } from "../app/services.ts";
+import type { AnyWriteOperation } from "../writes/operation.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
 
@@ -103,6 +104,8 @@ export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase 
   respond: (data: Data) => RouteResult;
   /** A public read answered from the read cache (src/rest/cached-reads.ts) while nothing it shows changed. */
   cache?: RouteCache;
+  /** The visitor write a visitor-write route runs (src/rest/visitor-write-route.ts): the worker's list of writes derives from these. */
+  write?: AnyWriteOperation;
 }
 
 /**

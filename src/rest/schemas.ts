@@ -28,7 +28,10 @@ type Resolved<S, C> = S extends { readonly $ref: `${typeof COMPONENT_PREFIX}${in
     : S;
 
 /** The TypeScript type of a response shape, its component references resolved against `C`. */
-export type WireOf<S, C = {}> = Resolved<S, C> extends infer R extends TypedSchema ? FromSchema<R> : never;
+export type WireOf<S, C = {}> = Resolved<S, C> extends infer R extends TypedSchema ? DeclaredMembers<FromSchema<R>> : never;
+
+/** A derived type's declared members only: responses never carry undeclared ones, so the open index signature FromSchema adds is dropped. */
+type DeclaredMembers<T> = T extends object ? { [K in keyof T as string extends K ? never : K]: T[K] } : T;
 
 export const slug = { type: "string", pattern: "^[a-z0-9-]{1,64}$" } as const;
 export const nullableString = { type: ["string", "null"] } as const;

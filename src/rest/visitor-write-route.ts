@@ -1,10 +1,11 @@
-// The shape every visitor-write route shares: a GraphQL mutation of the write pipeline, its
-// variables taken from path, query and body (snake_case → the input's camelCase), and a
-// 202 {submission_id} or 204 answer, or an immediate write's 200 result (uploads, whose body is
-// raw bytes). A route declares only what differs.
+// The shape every visitor-write route shares: the operation's GraphQL mutation (derived from its
+// declaration, src/writes/mutations.ts), its variables taken from path, query and body
+// (snake_case → the input's camelCase), and a 202 {submission_id} or 204 answer, or an
+// immediate write's 200 result (uploads, whose body is raw bytes). A route declares only what differs.
 import type { Auth, Method, OperationRoute, RawBody, RouteInput } from "./route.ts";
 import type { RateLimitName } from "./rate-limits.ts";
 import { ref, type JSONSchema } from "./schemas.ts";
+import type { AnyWriteOperation } from "../writes/operation.ts";
 
 export interface VisitorWriteSpec {
   operationId: string;
@@ -14,9 +15,8 @@ export interface VisitorWriteSpec {
   summary: string;
   description: string;
   auth: Extract<Auth, "author-proof" | "site-write">;
-  /** The GraphQL mutation and its input type (src/features/comments/write-mutations.ts). */
-  mutation: string;
-  answer: "submission" | "no-content" | "result";
+  /** The write it runs: its mutation, input type and answer (202, 204 or an immediate 200). */
+  operation: AnyWriteOperation;
   /** An immediate write's 200 answer: its schema and the mutation's selection (snake_case aliases). */
   result?: { description: string; schema: JSONSchema; selection: string };
   idempotencyKey: boolean;
@@ -52,9 +52,10 @@ function commonProblems(spec: VisitorWriteSpec): Record<number, string[]> {
 }
 
 export function visitorWriteRoute(spec: VisitorWriteSpec): OperationRoute {
-  const inputType = `${spec.mutation[0]!.toUpperCase()}${spec.mutation.slice(1)}Input`;
+  const { mutation, answer } = spec.operation;
+  const inputType = `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input`;
   const raw = spec.body && "raw" in spec.body ? (spec.body.raw as RawBody) : null;
-  const selection = spec.answer === "result" ? spec.result!.selection : "submission_id: submissionId";
+  const selection = answer === "result" ? spec.result!.selection : "submission_id: submissionId";
   return {
     kind: "operation",
     operationId: spec.operationId,
@@ -69,19 +70,20 @@ export function visitorWriteRoute(spec: VisitorWriteSpec): OperationRoute {
     params: spec.params,
     query: spec.query,
     ...(raw ? { rawBody: raw } : spec.body ? { body: { schema: spec.body, optional: false } } : {}),
-    document: `mutation ${spec.operationId}($input: ${inputType}!) { ${spec.mutation}(input: $input) { ${selection} replayed } }`,
+    document: `mutation ${spec.operationId}($input: ${inputType}!) { ${mutation}(input: $input) { ${selection} replayed } }`,
     variables: (input) => ({ input: writeInput(input) }),
     respond: (data) => {
-      const { replayed, ...result } = data[spec.mutation] as { replayed: boolean } & Record<string, unknown>;
+      const { replayed, ...result } = data[mutation] as { replayed: boolean } & Record<string, unknown>;
       const headers = replayed ? { "Idempotent-Replayed": "true" } : undefined;
-      if (spec.answer === "no-content") return { status: 204, headers };
-      return { status: spec.answer === "submission" ? 202 : 200, body: result, headers };
+      if (answer === "no-content") return { status: 204, headers };
+      return { status: answer === "submission" ? 202 : 200, body: result, headers };
     },
+    write: spec.operation,
     responses: {
       submission: { 202: { description: "Queued: durably stored and sendable, not yet in Matrix (or the replay of an earlier identical request).", schema: ref("SubmissionAccepted") } },
       "no-content": { 204: { description: "Queued (also when it changes nothing)." } },
       result: { 200: { description: spec.result?.description ?? "", schema: spec.result?.schema } },
-    }[spec.answer],
+    }[answer],
     problems: commonProblems(spec),
   };
 }

@@ -1,36 +1,8 @@
-// Author proofs: Ed25519 signatures over canonical JSON arrays, one array shape per operation.
-// The arrays are the wire contract; clients build the same ones byte for byte.
+// Author proofs: Ed25519 signatures over canonical JSON arrays. Each operation declares its own
+// array (the wire contract; clients build the same ones byte for byte); this is the generic part.
 import sodium from "sodium-native";
 import { fromBase64Url } from "./base64url.ts";
 import type { FieldError } from "../core/errors.ts";
-
-type Id = string | null;
-
-/** The canonical signature arrays (`challenge` is the challenge prefix, absent relations null). */
-export const signatureArrays = {
-  queryComments: (siteId: string, pageSlug: string) => ["QUERY_COMMENTS", siteId, pageSlug],
-  postComment: (siteId: string, pageSlug: string, contentOrMediaUrl: string, replyTo: Id, threadRoot: Id, challenge: string) =>
-    ["POST_COMMENT", siteId, pageSlug, contentOrMediaUrl, replyTo, threadRoot, challenge, 1],
-  editComment: (siteId: string, pageSlug: string, commentId: string, content: string, challenge: string) =>
-    ["EDIT_COMMENT", siteId, pageSlug, commentId, content, challenge, 1],
-  deleteComment: (siteId: string, pageSlug: string, commentId: string, challenge: string) =>
-    ["DELETE_COMMENT", siteId, pageSlug, commentId, challenge, 1],
-  createPoll: (siteId: string, pageSlug: string, question: string, options: string[], maxSelections: number, replyTo: Id, threadRoot: Id, challenge: string) =>
-    ["CREATE_POLL", siteId, pageSlug, [question, options, maxSelections], replyTo, threadRoot, challenge, 1],
-  react: (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) =>
-    ["REACT", siteId, pageSlug, commentId, key, challenge, 1],
-  unreact: (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) =>
-    ["UNREACT", siteId, pageSlug, commentId, key, challenge],
-  vote: (siteId: string, pageSlug: string, pollId: string, optionId: string, challenge: string) =>
-    ["VOTE", siteId, pageSlug, pollId, optionId, challenge, 1],
-  locate: (siteId: string, pageSlug: string, geoUri: string, replyTo: Id, threadRoot: Id, challenge: string) =>
-    ["LOCATE", siteId, pageSlug, geoUri, replyTo, threadRoot, challenge, 1],
-  upload: (siteId: string, pageSlug: string, mime: string, filename: string | null, bodySha256Hex: string, challenge: string) =>
-    ["UPLOAD", siteId, pageSlug, mime, filename, bodySha256Hex, challenge],
-  uploadAvatar: (siteId: string, mime: string, bodySha256Hex: string, challenge: string) =>
-    ["UPLOAD_AVATAR", siteId, mime, bodySha256Hex, challenge],
-  deleteAvatar: (siteId: string, challenge: string) => ["DELETE_AVATAR", siteId, challenge],
-} as const;
 
 /** The bytes that are signed: compact JSON exactly as JavaScript's JSON.stringify writes it. */
 export const canonicalMessage = (array: readonly unknown[]): Buffer => Buffer.from(JSON.stringify(array), "utf8");

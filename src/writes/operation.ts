@@ -7,6 +7,10 @@ import type { ProofBlock } from "../queue/payloads.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
 import type { Provisioner } from "../features/rooms/provisioning.ts";
 import type { FoundSticker } from "../features/stickers/packs.ts";
+import type { ObjectRef } from "@pothos/core";
+import type { builder } from "../graphql/builder.ts";
+
+type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never>;
 
 /** The author proof every visitor write carries, for its site. */
 export interface SiteProofInput {
@@ -82,8 +86,52 @@ export interface OperationServices {
 /** A page write's scope and its verified author (the visitor key, base64url). */
 export type AuthorScope = AuthorScopeOf<AuthorProofInput>;
 
+/** The GraphQL field extension that marks a mutation as a door into the write pipeline (src/rest/route-checks.ts holds author-proof routes to one). */
+export const VISITOR_WRITE_EXTENSION = "visitorWrite";
+
+/** The GraphQL types an operation's own input fields can have (nullable unless `!`). */
+interface FieldValues {
+  String: string | null;
+  "String!": string;
+  Int: number | null;
+  "[String!]!": string[];
+  JSON: unknown;
+}
+export type FieldType = keyof FieldValues;
+
+/** An operation's own input fields: the GraphQL input's fields between the site/page and the author proof, in order. */
+export type InputFields = Readonly<Record<string, FieldType>>;
+
+/** The input values the declared fields give (GraphQL has checked them; absent optional fields are null). */
+export type FieldsInput<Fields extends InputFields> = { -readonly [K in keyof Fields]: FieldValues[Fields[K]] };
+
+/** A page write's input: the author proof, the page and the declared fields. */
+export type PageInput<Fields extends InputFields> = AuthorProofInput & FieldsInput<Fields>;
+
+/** A site-level write's input (avatars): the author proof and the declared fields. */
+export type SiteInput<Fields extends InputFields> = SiteProofInput & FieldsInput<Fields>;
+
+/** An immediate write's input also carries the request's raw body (empty without one, e.g. on /graphql). */
+export interface RawBodyInput {
+  body: Buffer;
+}
+
+/** The declared field type whose values are exactly this type. */
+type FieldTypeOf<Value> = { [T in FieldType]: [FieldValues[T]] extends [Value] ? ([Value] extends [FieldValues[T]] ? T : never) : never }[FieldType];
+
+/** The field declarations an input's own fields need (what the author proof, the page and the raw body do not cover). */
+export type FieldsOf<Input> = { readonly [K in Exclude<keyof Input, keyof AuthorProofInput | keyof RawBodyInput>]: FieldTypeOf<Input[K]> };
+
 /** The declarations every operation has, whether its effect is queued or immediate (what the pipeline's checks use). */
 export interface WriteOperation<Input extends SiteProofInput, Checked> {
+  /** The GraphQL mutation (and its input type, `<Name>Input`) that src/writes/mutations.ts derives. */
+  mutation: string;
+  /** The mutation's description in the GraphQL schema. */
+  description: string;
+  /** A page write (pageSlug in the input) or a site-level one (avatars). */
+  level: Input extends { pageSlug: string } ? "page" : "site";
+  /** The operation's own input fields, as the GraphQL input declares them. */
+  fields: FieldsOf<Input>;
   /** Submission kind, e.g. "comment.edit" (shown to dashboards, keys the worker's logs). */
   kind: string;
   /** Field validation beyond the JSON schema; pushes every problem, returns the normalized input. */
@@ -115,6 +163,8 @@ export interface Performed<Result> {
  */
 export interface ImmediateOperation<Input extends SiteProofInput, Checked, Result> extends WriteOperation<Input, Checked> {
   answer: "result";
+  /** The mutation's GraphQL type: the result's fields plus `replayed` (implemented by the feature's graphql.ts). */
+  output: ObjectRef<SchemaTypes, Result & { replayed: boolean }>;
   perform(checked: Checked, scope: AuthorScopeOf<Input>, services: OperationServices): Promise<Performed<Result>>;
   /**
    * Runs when an Idempotency-Key replay answers in place of `perform` (its author is the key the
@@ -134,3 +184,6 @@ export interface VisitorOperation<Input extends AuthorProofInput, Checked> exten
   /** Presentation data written to the virtual user's profile (not signed). */
   displayName?(checked: Checked): string | null;
 }
+
+/** Any visitor write, whatever its own input and checked types (what routes, the GraphQL schema and the worker list). */
+export type AnyWriteOperation = VisitorOperation<any, any> | ImmediateOperation<any, any, any>;

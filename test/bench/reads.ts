@@ -1,7 +1,7 @@
 // Read figures: QUERY of page 1 and page 400 of the seeded 10,000-comment page (anonymous) and a
 // personalized page 1, each next to a bare node:http server returning the same body; the room
 // and roles reads likewise. Every figure is driven by the load generator in a second process.
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
 
 /** Slices per figure: the service and its reference take turns, so a machine whose load varies weighs on both alike. */

@@ -153,7 +153,7 @@ describe("reading comments", () => {
   });
 
   test("personalized reads verify the QUERY_COMMENTS signature", async () => {
-    const { signatureArrays } = await import("../../src/security/author-proof.ts");
+    const { signatureArrays } = await import("../support/signature-arrays.ts");
     const good = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "page")) };
     assert.equal((await query(commentsPath(), good)).status, 200);
     const otherPage = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "other")) };
@@ -229,7 +229,7 @@ describe("writing comments", () => {
     const { createHash } = await import("node:crypto");
     let nonce = 0;
     while (createHash("sha256").update(`${challenge}|${nonce}`).digest()[0] === 0) nonce++;
-    const { signatureArrays } = await import("../../src/security/author-proof.ts");
+    const { signatureArrays } = await import("../support/signature-arrays.ts");
     const body = {
       content: "lazy",
       reply_to: null,

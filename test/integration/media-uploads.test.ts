@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getEvent } from "../support/matrix.ts";

@@ -6,7 +6,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";

@@ -10,7 +10,7 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";

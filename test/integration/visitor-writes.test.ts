@@ -3,7 +3,7 @@
 // they are refused before the 202/204.
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";

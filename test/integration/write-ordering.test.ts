@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { PROOF_KEY } from "../../src/matrix/events.ts";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias, roomMessages } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";

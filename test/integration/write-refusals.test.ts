@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { apiRoutes } from "../../src/app/api-document.ts";
-import { signatureArrays } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";

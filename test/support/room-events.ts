@@ -1,7 +1,12 @@
 // Room events as the homeserver pushes them to the appservice, for driving the projection
 // directly. Contents come from the service's own builders where it sends such events.
 import { randomBytes } from "node:crypto";
-import { editContent, pollResponseContent, pollStartContent, reactionContent, redactionContent, textMessageContent } from "../../src/matrix/events.ts";
+import { redactionContent } from "../../src/matrix/events.ts";
+import { textMessageContent } from "../../src/features/comments/operations/post-comment.ts";
+import { editContent } from "../../src/features/comments/operations/edit-comment.ts";
+import { reactionContent } from "../../src/features/comments/operations/react.ts";
+import { pollStartContent } from "../../src/features/comments/operations/create-poll.ts";
+import { pollResponseContent } from "../../src/features/comments/operations/vote.ts";
 import type { ProofBlock } from "../../src/queue/payloads.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 

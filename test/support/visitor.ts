@@ -1,7 +1,8 @@
 // A visitor client as a browser would be: an Ed25519 key, proof of work and signed writes.
 import { createHash } from "node:crypto";
 import sodium from "sodium-native";
-import { signatureArrays, canonicalMessage } from "../../src/security/author-proof.ts";
+import { canonicalMessage } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "./signature-arrays.ts";
 import { solveChallenge } from "../../src/security/pow.ts";
 
 export class Visitor {

@@ -6,9 +6,9 @@ import {
   parseAuthorProof,
   parsePublicKey,
   parseSignature,
-  signatureArrays,
   verifySignature,
 } from "../../src/security/author-proof.ts";
+import { signatureArrays } from "../support/signature-arrays.ts";
 
 const SITE = "my-blog";
 const PAGE = "hello-world";

@@ -1,6 +1,12 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { PROOF_KEY, editContent, locationContent, pollResponseContent, pollStartContent, reactionContent, relatesTo, submissionTxnId, textMessageContent } from "../../src/matrix/events.ts";
+import { PROOF_KEY, relatesTo, submissionTxnId } from "../../src/matrix/events.ts";
+import { textMessageContent } from "../../src/features/comments/operations/post-comment.ts";
+import { editContent } from "../../src/features/comments/operations/edit-comment.ts";
+import { reactionContent } from "../../src/features/comments/operations/react.ts";
+import { pollStartContent } from "../../src/features/comments/operations/create-poll.ts";
+import { pollResponseContent } from "../../src/features/comments/operations/vote.ts";
+import { locationContent } from "../../src/features/comments/operations/post-location.ts";
 import { relationsOf } from "../../src/projection/message-content.ts";
 import type { ProofBlock } from "../../src/queue/payloads.ts";
 

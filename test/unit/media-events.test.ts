@@ -2,7 +2,7 @@
 // read model shows survive the round trip.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mediaMessageContent, stickerContent, type MediaAttachment } from "../../src/matrix/events.ts";
+import { mediaMessageContent, stickerContent, type MediaAttachment } from "../../src/features/comments/operations/post-comment.ts";
 import { messageContent, proofOf } from "../../src/projection/message-content.ts";
 
 const proof = { public_key: "pk", signature: "sig", challenge: "ch", content: "mxc://localhost/abc", submission_id: "sub-1" };

@@ -2,7 +2,7 @@
 import type { Db } from "../../db/client.ts";
 import { forbidden, validationError } from "../../core/errors.ts";
 import type { Sites } from "../sites/sites.ts";
-import { parsePublicKey, parseSignature, signatureArrays, verifySignature } from "../../security/author-proof.ts";
+import { parsePublicKey, parseSignature, verifySignature } from "../../security/author-proof.ts";
 import { checkPagination, MAX_PER_PAGE, positionWindow } from "../../core/pagination.ts";
 import { checkPath } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
@@ -88,6 +88,9 @@ export interface ViewerReactionsInput {
   authorSignature: string | null;
 }
 
+/** The canonical array a personalized read's viewer signs (the wire contract). */
+export const queryCommentsArray = (siteId: string, pageSlug: string) => ["QUERY_COMMENTS", siteId, pageSlug];
+
 /**
  * The verified viewer key of a personalized read (it decides `mine` on reactions), or null
  * for an anonymous one. A malformed or non-verifying proof is an error, not a silent
@@ -103,7 +106,7 @@ function personalization(input: Pick<ListCommentsInput, "siteId" | "pageSlug" | 
       ...(signature ? [] : [{ field: "author_signature", message: "must be a base64url Ed25519 signature (64 bytes)" }]),
     ]);
   }
-  if (!verifySignature(key.bytes, signature, signatureArrays.queryComments(input.siteId, input.pageSlug))) {
+  if (!verifySignature(key.bytes, signature, queryCommentsArray(input.siteId, input.pageSlug))) {
     throw forbidden("invalid-signature", 'author_signature does not verify over ["QUERY_COMMENTS", site_id, page_slug].');
   }
   return key.text;

@@ -2,6 +2,8 @@
 import { requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import type { Route } from "../../rest/route.ts";
+import { postLocation as postLocationWrite } from "./operations/post-location.ts";
 
 export const postLocation = visitorWriteRoute({
   operationId: "postLocation",
@@ -12,10 +14,11 @@ export const postLocation = visitorWriteRoute({
   description:
     'geo_uri is an RFC 5870 geo URI in WGS-84 (latitude -90..90, longitude -180..180; optional ;crs=wgs84 and ;u=<meters>). Sent as an m.room.message with msgtype m.location and the MSC3488 m.location block. Signature array: ["LOCATE", site_id, page_slug, geo_uri, reply_to, thread_root, challenge, 1].',
   auth: "site-write",
-  mutation: "postLocation",
-  answer: "submission",
+  operation: postLocationWrite,
   idempotencyKey: true,
   params: pagePath,
   body: requestBodies.postLocation,
   problems: { 404: ["comment-not-found"], 409: ["comment-redacted"] },
 });
+
+export const locationRoutes: Route[] = [postLocation];

@@ -2,6 +2,9 @@
 import { pathParams, requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import type { Route } from "../../rest/route.ts";
+import { createPoll as createPollWrite } from "./operations/create-poll.ts";
+import { vote as voteWrite } from "./operations/vote.ts";
 
 export const createPoll = visitorWriteRoute({
   operationId: "createPoll",
@@ -12,8 +15,7 @@ export const createPoll = visitorWriteRoute({
   description:
     'Sent as an m.room.message with msgtype org.matrix.msc3381.poll.start; answer ids are "0", "1", … in option order; the fallback body is the question and the numbered options. Question 1-500 and options 1-200 grapheme clusters (no leading/trailing whitespace, no control characters), 2-20 options, max_selections only 1. Signature array: ["CREATE_POLL", site_id, page_slug, [question, [option, …], max_selections], reply_to, thread_root, challenge, 1].',
   auth: "author-proof",
-  mutation: "createPoll",
-  answer: "submission",
+  operation: createPollWrite,
   idempotencyKey: true,
   params: pagePath,
   body: requestBodies.createPoll,
@@ -29,10 +31,11 @@ export const vote = visitorWriteRoute({
   description:
     'Sent as an m.poll.response (MSC3381). option_id must be an answer id of the poll (400 otherwise). Signature array: ["VOTE", site_id, page_slug, poll_id, option_id, challenge, 1] with poll_id decoded.',
   auth: "author-proof",
-  mutation: "vote",
-  answer: "no-content",
+  operation: voteWrite,
   idempotencyKey: false,
   params: { ...pagePath, poll_id: pathParams.poll_id },
   body: requestBodies.vote,
   problems: { 404: ["comment-not-found", "poll-not-found"], 409: ["comment-redacted"] },
 });
+
+export const pollRoutes: Route[] = [createPoll, vote];

@@ -2,6 +2,9 @@
 import { pathParams, requestBodies } from "./schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import type { Route } from "../../rest/route.ts";
+import { react as reactWrite } from "./operations/react.ts";
+import { unreact as unreactWrite } from "./operations/unreact.ts";
 
 const reactionsPath = "/api/v1/sites/{site_id}/pages/{page_slug}/comments/{comment_id}/reactions";
 const commentParams = { ...pagePath, comment_id: pathParams.comment_id };
@@ -15,8 +18,7 @@ export const react = visitorWriteRoute({
   description:
     'Sent as an m.reaction from the visitor\'s virtual user. 204 also when the visitor already reacted with that key. The key is trimmed, then must be 1-32 grapheme clusters without control characters. Signature array: ["REACT", site_id, page_slug, comment_id, key, challenge, 1] with comment_id decoded and key as sent.',
   auth: "author-proof",
-  mutation: "react",
-  answer: "no-content",
+  operation: reactWrite,
   idempotencyKey: false,
   params: commentParams,
   body: requestBodies.react,
@@ -32,10 +34,11 @@ export const unreact = visitorWriteRoute({
   description:
     'Redacts the visitor\'s own annotation with this (normalized, percent-encoded) key; 204 also when there is none. Signature array: ["UNREACT", site_id, page_slug, comment_id, key, challenge] with both decoded.',
   auth: "author-proof",
-  mutation: "unreact",
-  answer: "no-content",
+  operation: unreactWrite,
   idempotencyKey: false,
   params: { ...commentParams, key: pathParams.key },
   body: requestBodies.unreact,
   problems: { 404: ["comment-not-found"] },
 });
+
+export const reactionRoutes: Route[] = [react, unreact];

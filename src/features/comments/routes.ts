@@ -1,9 +1,12 @@
 // Comment routes: the list read and the visitor writes on comments.
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { MESSAGE_FIELDS, pathParams, requestBodies, toWireMessage, type MessagePageBody } from "./schemas.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import { pagePath, pageVariables } from "../../rest/route-helpers.ts";
+import { postComment as postCommentWrite } from "./operations/post-comment.ts";
+import { editComment as editCommentWrite } from "./operations/edit-comment.ts";
+import { deleteComment as deleteCommentWrite } from "./operations/delete-comment.ts";
 
 export const listComments: OperationRoute<any, typeof requestBodies.listComments> = {
   kind: "operation",
@@ -77,8 +80,7 @@ export const postComment = visitorWriteRoute({
   description:
     'Signature array: ["POST_COMMENT", site_id, page_slug, content, reply_to, thread_root, challenge, 1]; with media, media.url in place of content. A media comment posts an upload of this visitor key for this site (POST …/media; sent as m.image, m.video, m.audio or m.file with the upload\'s info, a voice message with the MSC3245 fields) or a sticker of the site\'s packs (sent as m.sticker with the pack\'s description and info). reply_to and thread_root must be live comments of this page; a thread_root must not itself be inside a thread. Text is 1-10000 grapheme clusters; since the event carries it twice (message and signed proof block) and the homeserver caps events at 65,536 bytes, at most about 31,700 bytes of UTF-8 fit (longer: 400 validation-error on content).',
   auth: "site-write",
-  mutation: "postComment",
-  answer: "submission",
+  operation: postCommentWrite,
   idempotencyKey: true,
   params: pagePath,
   body: requestBodies.postComment,
@@ -97,8 +99,7 @@ export const editComment = visitorWriteRoute({
   summary: "Edit your comment (queued).",
   description: editDescription,
   auth: "site-write",
-  mutation: "editComment",
-  answer: "submission",
+  operation: editCommentWrite,
   idempotencyKey: true,
   params: commentParams,
   body: requestBodies.editComment,
@@ -113,8 +114,7 @@ export const editCommentByBody = visitorWriteRoute({
   summary: "Edit your comment, comment_id in the body (alternate form).",
   description: editDescription,
   auth: "site-write",
-  mutation: "editComment",
-  answer: "submission",
+  operation: editCommentWrite,
   idempotencyKey: true,
   params: pagePath,
   body: requestBodies.editCommentByBody,
@@ -133,8 +133,7 @@ export const deleteComment = visitorWriteRoute({
   summary: "Delete your comment (queued redaction).",
   description: deleteDescription,
   auth: "site-write",
-  mutation: "deleteComment",
-  answer: "submission",
+  operation: deleteCommentWrite,
   idempotencyKey: true,
   params: commentParams,
   body: requestBodies.deleteComment,
@@ -149,11 +148,12 @@ export const deleteCommentByQuery = visitorWriteRoute({
   summary: "Delete your comment, ?comment_id= (alternate form).",
   description: deleteDescription,
   auth: "site-write",
-  mutation: "deleteComment",
-  answer: "submission",
+  operation: deleteCommentWrite,
   idempotencyKey: true,
   params: pagePath,
   query: { properties: { comment_id: pathParams.comment_id }, required: ["comment_id"] },
   body: requestBodies.deleteComment,
   problems: deleteProblems,
 });
+
+export const commentRoutes: Route[] = [listComments, postComment, editComment, editCommentByBody, deleteComment, deleteCommentByQuery];

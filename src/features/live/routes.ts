@@ -1,6 +1,6 @@
 // The live event stream of a page (SSE).
 import { validationError } from "../../core/errors.ts";
-import type { StreamRoute } from "../../rest/route.ts";
+import type { StreamRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { pagePath, pageVariables } from "../../rest/route-helpers.ts";
 import { MESSAGE_FIELDS, toWireMessage } from "../comments/schemas.ts";
@@ -42,3 +42,5 @@ export const pageEvents: StreamRoute = {
   responses: { 200: { description: "An event stream.", contentType: "text/event-stream", schema: ref("LiveEvent") } },
   problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
+
+export const liveRoutes: Route[] = [pageEvents];

@@ -1,5 +1,5 @@
 // Media: the signed media proxy.
-import type { BinaryRoute } from "../../rest/route.ts";
+import type { BinaryRoute, Route } from "../../rest/route.ts";
 import { SERVED_MEDIA_TYPES } from "./content-types.ts";
 import { MAX_THUMBNAIL_SIDE, MEDIA_URL_VALIDITY_SECONDS, THUMBNAIL_METHODS } from "./signing.ts";
 import type { ProxyQuery } from "./proxy.ts";
@@ -63,3 +63,5 @@ export const getMedia: BinaryRoute = {
     503: ["media-unavailable"],
   },
 };
+
+export const mediaRoutes: Route[] = [getMedia];

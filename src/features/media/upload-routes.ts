@@ -5,6 +5,8 @@ import { selectionOf } from "../../rest/wire.ts";
 import { components } from "./schemas.ts";
 import { homeserverProblems, pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import type { Route } from "../../rest/route.ts";
+import { uploadMedia as uploadMediaWrite } from "./operations/upload-media.ts";
 
 const ACCEPTED = Object.keys(ALLOWED_MEDIA_TYPES).join(", ");
 
@@ -28,8 +30,7 @@ export const uploadMedia = visitorWriteRoute({
   ].join("\n\n"),
   auth: "author-proof",
   rateLimit: "mediaUpload",
-  mutation: "uploadMedia",
-  answer: "result",
+  operation: uploadMediaWrite,
   result: { description: "Uploaded (or the replay of an earlier identical upload).", schema: ref("MediaUpload"), selection: selectionOf(components.MediaUpload, components) },
   idempotencyKey: true,
   params: pagePath,
@@ -50,3 +51,5 @@ export const uploadMedia = visitorWriteRoute({
   },
   problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
 });
+
+export const uploadRoutes: Route[] = [uploadMedia];

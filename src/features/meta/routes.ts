@@ -1,5 +1,5 @@
 // Meta routes: health, proof-of-work challenges, the OpenAPI document.
-import type { OperationRoute, StaticRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route, StaticRoute } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 
 export const health: OperationRoute = {
@@ -52,3 +52,5 @@ export const openapiDocument = (document: () => unknown): StaticRoute => ({
   responses: { 200: { description: "The OpenAPI 3.2 document.", schema: { type: "object" } } },
   problems: {},
 });
+
+export const metaRoutes = (document: () => unknown): Route[] => [health, challenge, openapiDocument(document)];

@@ -1,6 +1,6 @@
 // Operator site routes: the site listing with the [sites] overlay, origin revocation, secret
 // and claim-token rotation, config snippets; plus the alternate forms of the earlier revision.
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { requestBodies } from "./schemas.ts";
 import { alternate, sitePath } from "../../rest/route-helpers.ts";
@@ -112,3 +112,8 @@ export const operatorGetConfigSnippet = operatorRoute({
 export const operatorRevokeOriginAlternate = alternate(operatorRevokeOrigin, `${SITE}/origins/revoke`);
 export const operatorRotateSecretAlternate = alternate(operatorRotateSecret, `${SITE}/secret/rotate`);
 export const operatorRotateClaimTokenAlternate = alternate(operatorRotateClaimToken, `${SITE}/claim-token/rotate`);
+
+export const operatorRoutes: Route[] = [
+  ...[operatorListSites, operatorRevokeOrigin, operatorRevokeOriginAlternate, operatorRotateSecret, operatorRotateSecretAlternate, operatorRemoveSecret],
+  ...[operatorRotateClaimToken, operatorRotateClaimTokenAlternate, operatorGetConfigSnippet],
+];

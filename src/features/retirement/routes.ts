@@ -1,7 +1,7 @@
 // Retirement routes: a site or a page retired by its owner (claim token) or the operator, the
 // state while it is retiring, and the alternate DELETE forms. The request answers at once; the
 // Matrix clean-up runs in the background (src/features/retirement/pass.ts).
-import type { OperationRoute, RouteInput } from "../../rest/route.ts";
+import type { OperationRoute, RouteInput, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { operatorAuth as operator, operatorMirror as mirror, pagePath, pageVariables, sitePath } from "../../rest/route-helpers.ts";
 
@@ -159,3 +159,8 @@ export const operatorDeleteRoom: OperationRoute = {
   respond: (data) => ({ status: 200, body: data.retireRoom }),
   responses: { 200: { description: "Retiring.", schema: ref("RoomRetiring") } },
 };
+
+export const retirementRoutes: Route[] = [
+  ...[retireSite, getSiteRetirement, deleteSite, retirePage, getPageRetirement, deletePage],
+  ...[operatorRetireSite, operatorGetSiteRetirement, operatorDeleteSite, operatorRetireRoom, operatorGetRoomRetirement, operatorDeleteRoom],
+];

@@ -1,5 +1,5 @@
 // Room routes: a page room's info and the role rosters of page rooms and sites (public reads).
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { pagePath, pageVariables, sitePath } from "../../rest/route-helpers.ts";
 
@@ -93,3 +93,5 @@ export const getSiteRoles: OperationRoute = {
   responses: { 200: { description: "The site roles.", schema: ref("SiteRoles") } },
   problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },
 };
+
+export const roomRoutes: Route[] = [getRoom, getPageModerators, getPageRoles, getSiteRoles];

@@ -1,5 +1,5 @@
 // Site routes: registration and the HMAC secret.
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
@@ -39,3 +39,5 @@ export const issueSiteSecret: OperationRoute<any, typeof requestBodies.issueSite
   responses: { 200: { description: "The secret, shown once.", schema: ref("SiteSecret") } },
   problems: { 400: ["validation-error"], 409: ["site-not-verified", "secret-exists", "config-declared"] },
 };
+
+export const siteRoutes: Route[] = [registerSite, issueSiteSecret];

@@ -1,6 +1,6 @@
 // Sticker routes: a site's packs (public), and one-image edits by the site's owner (claim token)
 // or the operator, with the earlier revision's `?shortcode=` delete form.
-import type { OperationRoute, RouteInput } from "../../rest/route.ts";
+import type { OperationRoute, RouteInput, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { pathParams, requestBodies } from "./schemas.ts";
 import { alternate, homeserverProblems, operatorMirror as mirror, sitePath } from "../../rest/route-helpers.ts";
@@ -91,3 +91,5 @@ const OPERATOR_PROBLEMS = { 404: ["site-not-found"], 410: ["site-retired"], ...h
 export const operatorAddSticker = mirror(addSticker, "operatorAddSticker", OPERATOR_STICKERS, { problems: OPERATOR_PROBLEMS });
 export const operatorRemoveSticker = mirror(removeSticker, "operatorRemoveSticker", `${OPERATOR_STICKERS}/{shortcode}`, { problems: OPERATOR_PROBLEMS });
 export const operatorRemoveStickerByQuery = mirror(removeStickerByQuery, "operatorRemoveStickerAlternate", OPERATOR_STICKERS, { problems: OPERATOR_PROBLEMS });
+
+export const stickerRoutes: Route[] = [listStickers, addSticker, removeSticker, removeStickerByQuery, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery];

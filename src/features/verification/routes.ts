@@ -1,6 +1,6 @@
 // Origin verification routes: start (claim) hands out a token and where to publish it,
 // confirm (public) looks for it and records the origin.
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
@@ -68,3 +68,5 @@ export const confirmVerification: OperationRoute<any, typeof requestBodies.confi
     410: ["verification-expired", "site-retired"],
   },
 };
+
+export const verificationRoutes: Route[] = [startVerification, confirmVerification];

@@ -1,7 +1,7 @@
 // A visitor's profile on a site (src/features/visitors/profiles.ts), with its avatar as reads show media.
 import { builder } from "../../graphql/builder.ts";
 import type { VisitorProfile } from "./profiles.ts";
-import type { AvatarResult } from "./operations/upload-avatar.ts";
+import { AvatarResultType } from "./operations/upload-avatar.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 
 /** An avatar's mxc:// URL as responses show media: the signed proxy URL (96x96 crop), or the mxc:// URL with the proxy off. */
@@ -19,7 +19,7 @@ export const VisitorProfileType = builder.objectRef<VisitorProfile>("VisitorProf
 });
 
 /** The answer of an avatar write (and whether it replays an earlier one). */
-export const VisitorAvatarResult = builder.objectRef<AvatarResult & { replayed: boolean }>("VisitorAvatarResult").implement({
+AvatarResultType.implement({
   fields: (t) => ({
     avatarUrl: t.string({
       nullable: true,

@@ -1,9 +1,10 @@
 // Visitor profile routes: a visitor's profile on a site (public), and the visitor's avatar,
 // set from raw image bytes or deleted with an author proof.
-import type { OperationRoute } from "../../rest/route.ts";
+import type { OperationRoute, Route } from "../../rest/route.ts";
 import { authorProof, ref } from "../../rest/schemas.ts";
 import { maxBytesFor } from "../media/media-types.ts";
-import { avatarType } from "./operations/upload-avatar.ts";
+import { avatarType, uploadAvatar as uploadAvatarWrite } from "./operations/upload-avatar.ts";
+import { deleteAvatar as deleteAvatarWrite } from "./operations/delete-avatar.ts";
 import { homeserverProblems, sitePath } from "../../rest/route-helpers.ts";
 import { uploadParams } from "../media/upload-routes.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
@@ -48,8 +49,7 @@ export const uploadAvatar = visitorWriteRoute({
     "The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write).",
   ].join("\n\n"),
   auth: "author-proof",
-  mutation: "uploadAvatar",
-  answer: "result",
+  operation: uploadAvatarWrite,
   result: avatarResult("The avatar (or the replay of an earlier identical request)."),
   idempotencyKey: true,
   params: sitePath,
@@ -72,8 +72,7 @@ export const deleteAvatar = visitorWriteRoute({
   summary: "Remove the visitor's avatar on a site.",
   description: `Signature array: ["DELETE_AVATAR", site_id, challenge]; no Idempotency-Key, no body. Removes the avatar from the virtual user's profile and from its rooms' member events; answers {"avatar_url": null}, also when there was none (a no-op). Rate limited with comment writes (rate_limit.comment_write).`,
   auth: "author-proof",
-  mutation: "deleteAvatar",
-  answer: "result",
+  operation: deleteAvatarWrite,
   result: avatarResult("Removed (or there was none)."),
   idempotencyKey: false,
   params: sitePath,
@@ -81,3 +80,5 @@ export const deleteAvatar = visitorWriteRoute({
   body: null,
   problems: homeserverProblems(),
 });
+
+export const visitorRoutes: Route[] = [getVisitorProfile, uploadAvatar, deleteAvatar];

@@ -2,19 +2,50 @@
 // of the site's packs), optionally a reply and/or in a thread.
 import { checkCommentText, checkDisplayName, checkEventId } from "../comment-input.ts";
 import { notFound } from "../../../core/errors.ts";
-import { mediaMessageContent, stickerContent, textMessageContent, type MediaAttachment } from "../../../matrix/events.ts";
+import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
-export interface PostCommentInput extends AuthorProofInput {
-  content: string | null;
-  /** The body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
-  media: { kind?: string; url: string; voice?: boolean } | null;
-  displayName: string | null;
-  replyTo: string | null;
-  threadRoot: string | null;
+/** media: the body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
+const fields = { content: "String", media: "JSON", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
+export type PostCommentInput = PageInput<typeof fields>;
+
+export function textMessageContent(body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ msgtype: "m.text", body, [PROOF_KEY]: proof }, replyTo, threadRoot);
+}
+
+/** An uploaded file as a media comment sends it (from the upload's record, not the client's claims). */
+export interface MediaAttachment {
+  msgtype: "m.image" | "m.video" | "m.audio" | "m.file";
+  url: string;
+  mimetype: string;
+  size: number;
+  filename: string | null;
+  width: number | null;
+  height: number | null;
+  /** A voice message: MSC3245 fields, so clients show a voice player. */
+  voice: boolean;
+}
+
+/**
+ * m.image / m.video / m.audio / m.file. `body` is the comment text (a caption when a filename
+ * is given, as Matrix reads it) or else the filename.
+ */
+export function mediaMessageContent(media: MediaAttachment, body: string, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const info = { mimetype: media.mimetype, size: media.size, ...(media.width !== null && media.height !== null ? { w: media.width, h: media.height } : {}) };
+  const voice = media.voice ? { "org.matrix.msc3245.voice": {}, "org.matrix.msc1767.audio": {} } : {};
+  return withRelations(
+    { msgtype: media.msgtype, body, ...(media.filename !== null ? { filename: media.filename } : {}), url: media.url, info, ...voice, [PROOF_KEY]: proof },
+    replyTo,
+    threadRoot,
+  );
+}
+
+/** An m.sticker event: the pack's image with the pack's description and info. */
+export function stickerContent(url: string, body: string, info: Record<string, unknown>, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  return withRelations({ body, url, info, [PROOF_KEY]: proof }, replyTo, threadRoot);
 }
 
 /** What a media comment sends, filled by `load` from the upload's record or the site's packs. */
@@ -30,24 +61,36 @@ interface Checked {
   threadRoot: string | null;
 }
 
+/** The canonical array the author signs (the wire contract); with media, media.url stands in place of the content. */
+export const postCommentArray = (siteId: string, pageSlug: string, contentOrMediaUrl: string, replyTo: string | null, threadRoot: string | null, challenge: string) =>
+  ["POST_COMMENT", siteId, pageSlug, contentOrMediaUrl, replyTo, threadRoot, challenge, 1];
+
+/** A property of a JSON object, if the value is one. */
+const property = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined);
+
 /** What is signed and repeated in the proof block: the text, or media.url in its place. */
 const signed = (c: Checked): string => c.media?.url ?? c.content!;
 
 export const postComment: VisitorOperation<PostCommentInput, Checked> = {
+  mutation: "postComment",
+  description: "Queues a visitor comment (author proof and proof of work; site write auth on REST).",
+  level: "page",
+  fields,
   kind: "comment.post",
   answer: "submission",
   check(input, errors) {
     const given = input.media;
     // The REST schema guarantees the shape; GraphQL's JSON scalar does not.
-    if (given && typeof given.url !== "string") errors.push({ field: "media.url", message: "is required" });
-    const media = given && typeof given.url === "string" ? { sticker: given.kind === "sticker", url: given.url, voice: given.voice === true } : null;
+    const url = property(given, "url");
+    if (given && typeof url !== "string") errors.push({ field: "media.url", message: "is required" });
+    const media = given && typeof url === "string" ? { sticker: property(given, "kind") === "sticker", url, voice: property(given, "voice") === true } : null;
     if (!given || input.content !== null) checkCommentText("content", input.content, errors);
     checkDisplayName(input.displayName, errors);
     checkEventId("reply_to", input.replyTo, errors);
     checkEventId("thread_root", input.threadRoot, errors);
     return { content: input.content, media, attached: null, displayName: input.displayName, replyTo: input.replyTo, threadRoot: input.threadRoot };
   },
-  signatureArray: (c, s) => signatureArrays.postComment(s.siteId, s.pageSlug, signed(c), c.replyTo, c.threadRoot, s.challenge),
+  signatureArray: (c, s) => postCommentArray(s.siteId, s.pageSlug, signed(c), c.replyTo, c.threadRoot, s.challenge),
   proofSubject: signed,
   async load(c, scope, { db, stickers }) {
     if (!c.media) return c;

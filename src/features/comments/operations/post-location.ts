@@ -1,21 +1,41 @@
 // POST …/location: an MSC3488 location, optionally a reply and/or in a thread.
 import { checkDisplayName, checkEventId, checkLocation } from "../comment-input.ts";
-import { locationContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { AuthorProofInput, PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 
-export interface PostLocationInput extends AuthorProofInput {
-  geoUri: string;
-  description: string | null;
-  displayName: string | null;
-  replyTo: string | null;
-  threadRoot: string | null;
-}
+const fields = { geoUri: "String!", description: "String", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
+export type PostLocationInput = PageInput<typeof fields>;
+
+/** The canonical array the author signs (the wire contract). */
+export const locateArray = (siteId: string, pageSlug: string, geoUri: string, replyTo: string | null, threadRoot: string | null, challenge: string) =>
+  ["LOCATE", siteId, pageSlug, geoUri, replyTo, threadRoot, challenge, 1];
 
 type Checked = Omit<PostLocationInput, keyof AuthorProofInput>;
 
+/** MSC3488 location as an m.room.message. */
+export function locationContent(geoUri: string, description: string | null, replyTo: string | null, threadRoot: string | null, proof: ProofBlock): Content {
+  const location = { uri: geoUri, ...(description !== null ? { description } : {}) };
+  return withRelations(
+    {
+      msgtype: "m.location",
+      body: description ?? `Location: ${geoUri}`,
+      geo_uri: geoUri,
+      "m.location": location,
+      "org.matrix.msc3488.location": location,
+      [PROOF_KEY]: proof,
+    },
+    replyTo,
+    threadRoot,
+  );
+}
+
 export const postLocation: VisitorOperation<PostLocationInput, Checked> = {
+  mutation: "postLocation",
+  description: "Queues an MSC3488 location.",
+  level: "page",
+  fields,
   kind: "location.post",
   answer: "submission",
   check(input, errors) {
@@ -25,7 +45,7 @@ export const postLocation: VisitorOperation<PostLocationInput, Checked> = {
     checkEventId("thread_root", input.threadRoot, errors);
     return { geoUri: input.geoUri, description: input.description, displayName: input.displayName, replyTo: input.replyTo, threadRoot: input.threadRoot };
   },
-  signatureArray: (c, s) => signatureArrays.locate(s.siteId, s.pageSlug, c.geoUri, c.replyTo, c.threadRoot, s.challenge),
+  signatureArray: (c, s) => locateArray(s.siteId, s.pageSlug, c.geoUri, c.replyTo, c.threadRoot, s.challenge),
   proofSubject: (c) => c.geoUri,
   targets: (c) => relationRules(c.replyTo, c.threadRoot),
   effect: (c, s) => ({ action: "send", roomId: null, type: "m.room.message", content: locationContent(c.geoUri, c.description, c.replyTo, c.threadRoot, s.proof) }),

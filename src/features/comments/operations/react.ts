@@ -1,14 +1,16 @@
 // POST …/comments/{comment_id}/reactions: an m.reaction from the visitor (204, idempotent:
 // a duplicate annotation is a success).
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
-import { reactionContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface ReactionInput extends AuthorProofInput {
-  commentId: string;
-  key: string;
-}
+/** A reaction's fields (react and unreact). */
+export const reactionFields = { commentId: "String!", key: "String!" } as const;
+export type ReactionInput = PageInput<typeof reactionFields>;
+
+/** The canonical array the author signs (the wire contract), the key as sent. */
+export const reactArray = (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) => ["REACT", siteId, pageSlug, commentId, key, challenge, 1];
 
 interface Checked {
   commentId: string;
@@ -23,11 +25,19 @@ export const checkReaction = (input: ReactionInput, errors: Parameters<VisitorOp
   return { commentId: input.commentId, signedKey: input.key, key: normalizeReactionKey(input.key, errors) };
 };
 
+export function reactionContent(targetEventId: string, key: string, proof: ProofBlock): Content {
+  return { "m.relates_to": { rel_type: "m.annotation", event_id: targetEventId, key }, [PROOF_KEY]: proof };
+}
+
 export const react: VisitorOperation<ReactionInput, Checked> = {
+  mutation: "react",
+  description: "Queues a reaction (m.reaction) on a comment.",
+  level: "page",
+  fields: reactionFields,
   kind: "reaction.add",
   answer: "no-content",
   check: checkReaction,
-  signatureArray: (c, s) => signatureArrays.react(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
+  signatureArray: (c, s) => reactArray(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
   proofSubject: (c) => c.key,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId }],
   effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.reaction", content: reactionContent(c.commentId, c.key, s.proof) }),

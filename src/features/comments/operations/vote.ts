@@ -1,23 +1,38 @@
 // POST …/polls/{poll_id}/votes: an MSC3381 response (204); a newer vote replaces the earlier one.
 import { validationError } from "../../../core/errors.ts";
 import { checkEventId } from "../comment-input.ts";
-import { pollResponseContent } from "../../../matrix/events.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, VisitorOperation } from "../../../writes/operation.ts";
+import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
+import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
-export interface VoteInput extends AuthorProofInput {
-  pollId: string;
-  optionId: string;
+const fields = { pollId: "String!", optionId: "String!" } as const;
+export type VoteInput = PageInput<typeof fields>;
+
+/** The canonical array the author signs (the wire contract). */
+export const voteArray = (siteId: string, pageSlug: string, pollId: string, optionId: string, challenge: string) => ["VOTE", siteId, pageSlug, pollId, optionId, challenge, 1];
+
+/** An MSC3381 vote, in the stable and the unstable shape. */
+export function pollResponseContent(pollEventId: string, optionId: string, proof: ProofBlock): Content {
+  return {
+    "m.relates_to": { rel_type: "m.reference", event_id: pollEventId },
+    "m.selections": [optionId],
+    "org.matrix.msc3381.poll.response": { answers: [optionId] },
+    [PROOF_KEY]: proof,
+  };
 }
 
 export const vote: VisitorOperation<VoteInput, { pollId: string; optionId: string }> = {
+  mutation: "vote",
+  description: "Queues a vote on a poll (a newer vote replaces the earlier one).",
+  level: "page",
+  fields,
   kind: "poll.vote",
   answer: "no-content",
   check(input, errors) {
     checkEventId("poll_id", input.pollId, errors);
     return { pollId: input.pollId, optionId: input.optionId };
   },
-  signatureArray: (c, s) => signatureArrays.vote(s.siteId, s.pageSlug, c.pollId, c.optionId, s.challenge),
+  signatureArray: (c, s) => voteArray(s.siteId, s.pageSlug, c.pollId, c.optionId, s.challenge),
   proofSubject: (c) => c.optionId,
   targets: (c) => [{ field: "poll_id", eventId: c.pollId, poll: true }],
   checkTargets(c, targets) {

@@ -7,18 +7,19 @@ import type { Homeserver } from "../../../matrix/homeserver.ts";
 import { declaredType, type DeclaredType } from "../media-types.ts";
 import { inspectUpload } from "../sniff.ts";
 import type { UploadedMedia } from "../schemas.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
-import type { AuthorProofInput, ImmediateOperation } from "../../../writes/operation.ts";
+import type { ImmediateOperation, PageInput, RawBodyInput } from "../../../writes/operation.ts";
+import { builder } from "../../../graphql/builder.ts";
 
-export interface UploadMediaInput extends AuthorProofInput {
-  /** The declared type as sent (signed as sent). */
-  mime: string;
-  filename: string | null;
-  /** "true" declares an audio upload a voice message. */
-  voice: string | null;
-  /** The raw request body. */
-  body: Buffer;
-}
+/** mime: the declared type, signed as sent; voice: "true" declares an audio upload a voice message. */
+const fields = { mime: "String!", filename: "String", voice: "String" } as const;
+export type UploadMediaInput = PageInput<typeof fields> & RawBodyInput;
+
+/** The canonical array the author signs (the wire contract): mime and filename as sent, filename null when absent. */
+export const uploadArray = (siteId: string, pageSlug: string, mime: string, filename: string | null, bodySha256Hex: string, challenge: string) =>
+  ["UPLOAD", siteId, pageSlug, mime, filename, bodySha256Hex, challenge];
+
+/** The mutation's type (fields: src/features/media/graphql.ts). */
+export const MediaUploadType = builder.objectRef<UploadedMedia & { replayed: boolean }>("MediaUpload");
 
 interface Checked {
   mime: string;
@@ -41,6 +42,11 @@ export function uploadAs(homeserver: Homeserver, userId: string, body: Buffer, m
 }
 
 export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, UploadedMedia> = {
+  mutation: "uploadMedia",
+  description: "Uploads the request body to the media repository as the visitor's virtual user (REST only: the bytes are the raw request body).",
+  level: "page",
+  fields,
+  output: MediaUploadType,
   kind: "media.upload",
   answer: "result",
   async check(input, errors) {
@@ -53,7 +59,7 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
     const sha256 = createHash("sha256").update(input.body).digest("hex");
     return { mime: input.mime, declared, filename: input.filename, voice, body: input.body, sha256, width, height };
   },
-  signatureArray: (c, s) => signatureArrays.upload(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
+  signatureArray: (c, s) => uploadArray(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
   async perform(c, scope, { homeserver, provisioner }) {
     const userId = await provisioner.ensureVisitor(scope.siteId, scope.author, null);
     const url = await uploadAs(homeserver, userId, c.body, c.declared.mime, c.filename);

@@ -7,23 +7,25 @@ import type { Tx } from "../../../db/client.ts";
 import { DomainError, validationError } from "../../../core/errors.ts";
 import { declaredType, type DeclaredType } from "../../media/media-types.ts";
 import { inspectUpload } from "../../media/sniff.ts";
-import { signatureArrays } from "../../../security/author-proof.ts";
 import { applyAvatar } from "../avatars.ts";
-import type { ImmediateOperation, OperationServices, SiteProofInput } from "../../../writes/operation.ts";
+import type { ImmediateOperation, OperationServices, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
+import { builder } from "../../../graphql/builder.ts";
 import { uploadAs } from "../../media/operations/upload-media.ts";
 
-export interface SetAvatarInput extends SiteProofInput {
-  /** The declared type as sent (signed as sent). */
-  mime: string;
-  filename: string | null;
-  /** The raw request body. */
-  body: Buffer;
-}
+/** mime: the declared type, signed as sent. */
+const fields = { mime: "String!", filename: "String" } as const;
+export type SetAvatarInput = SiteInput<typeof fields> & RawBodyInput;
 
 /** An avatar write's answer: the avatar's mxc:// URL (null once deleted); responses present it as media. */
 export interface AvatarResult {
   avatarUrl: string | null;
 }
+
+/** The canonical array the author signs (the wire contract): mime as sent. */
+export const uploadAvatarArray = (siteId: string, mime: string, bodySha256Hex: string, challenge: string) => ["UPLOAD_AVATAR", siteId, mime, bodySha256Hex, challenge];
+
+/** The avatar writes' mutation type (fields: src/features/visitors/graphql.ts). */
+export const AvatarResultType = builder.objectRef<AvatarResult & { replayed: boolean }>("VisitorAvatarResult");
 
 interface Checked {
   mime: string;
@@ -49,6 +51,12 @@ async function setAvatar(services: OperationServices, userId: string, url: strin
 }
 
 export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarResult> = {
+  mutation: "uploadAvatar",
+  description:
+    "Sets the visitor's avatar on the site from the request body (an image; REST only): uploaded as the virtual user, set on its profile and in its rooms' member events.",
+  level: "site",
+  fields,
+  output: AvatarResultType,
   kind: "avatar.upload",
   answer: "result",
   async check(input) {
@@ -58,7 +66,7 @@ export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarRes
     const sha256 = createHash("sha256").update(input.body).digest("hex");
     return { mime: input.mime, declared, filename: input.filename, body: input.body, sha256 };
   },
-  signatureArray: (c, s) => signatureArrays.uploadAvatar(s.siteId, c.mime, c.sha256, s.challenge),
+  signatureArray: (c, s) => uploadAvatarArray(s.siteId, c.mime, c.sha256, s.challenge),
   async perform(c, scope, services) {
     const userId = await services.provisioner.ensureVisitor(scope.siteId, scope.author, null);
     const url = await uploadAs(services.homeserver, userId, c.body, c.declared.mime, c.filename);
