@@ -5,7 +5,7 @@
 // homeserver failure) is simply run again; a failure is recorded on the row and retried with
 // backoff. Instances sharing a database may run it at the same time: the steps tolerate that.
 import type { PageChange } from "../../cluster/signals.ts";
-import { forgetPositions, repositionPage } from "../../projection/positions.ts";
+import { forgetPositions, repositionPage } from "../../projection/position-store.ts";
 import type { Db } from "../../db/client.ts";
 import type { Retirement } from "../../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
