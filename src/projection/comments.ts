@@ -21,7 +21,7 @@ import { virtualUserKey } from "./virtual-user-store.ts";
 export const COMMENT_REL_TYPES: readonly string[] = [EDIT_REL_TYPE, "m.annotation", "m.reference"];
 
 /** The comments a redaction can change: its target, and the comment a redacted edit, reaction or vote relates to. */
-export async function redactedComments(page: PageContext, redaction: RoomEvent): Promise<string[]> {
+export async function commentsAffectedByRedaction(page: PageContext, redaction: RoomEvent): Promise<string[]> {
   const redacted = eventRelation(redaction)!.relatesTo;
   const target = await storedRelation(page.tx, redacted);
   return target?.relatesTo && COMMENT_REL_TYPES.includes(target.relType ?? "") ? [redacted, target.relatesTo] : [redacted];
@@ -34,7 +34,7 @@ export async function redactedComments(page: PageContext, redaction: RoomEvent):
 export async function recomputeRedactionTargets(page: PageContext): Promise<void> {
   const targets = new Set<string>();
   for (const redaction of await roomRedactions(page.tx, page.room.roomId)) {
-    for (const eventId of await redactedComments(page, redaction)) targets.add(eventId);
+    for (const eventId of await commentsAffectedByRedaction(page, redaction)) targets.add(eventId);
   }
   for (const eventId of targets) await recomputeComment(page, eventId);
 }

@@ -1,10 +1,11 @@
 // Every kind of Matrix event the service understands, and what projecting one does: the table
-// the projector dispatches through. Any other event is kept in the event store
+// the projector dispatches through. Any other event (m.room.create, m.room.tombstone, join
+// rules, calls, a non-comment event in a thread, …) is kept in the event store
 // (matrix-event-store.ts) and projects nothing until a kind is added here (npm run rebuild then
 // projects the history too). Handlers recompute from the store, so events may come in any order
 // and any number of times.
 import type { Tx } from "../db/client.ts";
-import { recomputeComment, recomputeRedactionTargets, redactedComments } from "./comments.ts";
+import { recomputeComment, recomputeRedactionTargets, commentsAffectedByRedaction } from "./comments.ts";
 import { EDIT_REL_TYPE } from "./edits.ts";
 import type { EphemeralEvent, EphemeralProjector } from "./ephemeral.ts";
 import { projectMember } from "./members.ts";
@@ -99,7 +100,7 @@ export const ROOM_EVENT_KINDS: readonly RoomEventKind[] = [
     effect:
       "m.room.redaction (redacts in content or, before room v11, on the event): if its sender may redact (redactions.ts), a redacted comment becomes a tombstone (message_deleted) and a redacted edit, reaction or vote no longer counts.",
     inPageRoom: async (page, event) => {
-      for (const eventId of await redactedComments(page, event)) await recomputeComment(page, eventId);
+      for (const eventId of await commentsAffectedByRedaction(page, event)) await recomputeComment(page, eventId);
     },
   },
 ];

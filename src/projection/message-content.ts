@@ -5,7 +5,7 @@ import { EDIT_REL_TYPE, isEdit } from "./edits.ts";
 import { parsePoll, pollContent, POLL_START_TYPES } from "./polls.ts";
 import { num, obj, str, type RoomEvent } from "./room-event.ts";
 
-/** Re-exported: room-state.ts and the endpoint know the event type by this module. */
+/** Re-exported: the appservice endpoint knows the event type by this module. */
 export type { RoomEvent };
 
 const MEDIA_KINDS: Record<string, string> = { "m.image": "image", "m.video": "video", "m.audio": "audio", "m.file": "file" };

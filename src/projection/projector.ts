@@ -2,10 +2,10 @@
 // of the bot, events of its DMs: src/features/governance/bot/intake.ts) is stored first
 // (matrix-event-store.ts) and applied once its room is known, by its kind (event-kinds.ts);
 // applying recomputes what the event affects from the store, so repeated, retried and
-// out-of-order events converge. An event that cannot be applied is
-// recorded for repair and skipped, never blocking what follows; only a database failure fails
-// the transaction (and the homeserver retries it). Ephemeral data may be emitted twice on a
-// retry, which is harmless: typing is a state, receipts and presence repeat.
+// out-of-order events converge. An event that cannot be applied is recorded for repair and
+// skipped, never blocking what follows; only a database failure fails the transaction (and the
+// homeserver retries it). Ephemeral data may be emitted twice on a retry, which is harmless:
+// typing is a state, receipts and presence repeat.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
