@@ -1,8 +1,9 @@
 // A comment's derived state (pure), computed from the stored events alone: the original plus
 // every stored event relating to it. Recomputed whenever one of them arrives, so the result
 // does not depend on the order (or the number of times) the events came in.
+import { reactionKey } from "./annotations.ts";
 import { asEdited, selectEdit } from "./edits.ts";
-import { eventRelation, messageContent, reactionKey, relationsOf } from "./message-content.ts";
+import { eventRelation, messageContent, relationsOf } from "./message-content.ts";
 import { parsePoll, pollContent } from "./polls.ts";
 import { byTimeline, obj, type RoomEvent } from "./room-event.ts";
 

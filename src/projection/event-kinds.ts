@@ -5,7 +5,7 @@
 // projects the history too). Handlers recompute from the store, so events may come in any order
 // and any number of times.
 import type { Tx } from "../db/client.ts";
-import { recomputeComment, recomputeRedactionTargets, commentsAffectedByRedaction } from "./comments.ts";
+import { commentsAffectedByRedaction, recomputeComment, recomputeRedactionTargets } from "./comments.ts";
 import { EDIT_REL_TYPE } from "./edits.ts";
 import type { EphemeralEvent, EphemeralProjector } from "./ephemeral.ts";
 import { projectMember } from "./members.ts";
@@ -26,11 +26,17 @@ export interface RoomEventKind {
   inPageRoom?: (page: PageContext, event: RoomEvent) => Promise<void>;
 }
 
-const state = (type: string) => (event: RoomEvent) => event.state_key !== undefined && event.type === type;
-/** A timeline event that is a comment itself: not an edit (edits.ts), whatever else it relates to. */
-const comment = (type: string) => (event: RoomEvent) => isCommentEvent(event) && event.type === type;
-/** A timeline event that is no comment, relating to another event by `relType`. */
-const relation = (relType: string) => (event: RoomEvent) => event.state_key === undefined && !isCommentEvent(event) && eventRelation(event)?.relType === relType;
+type Match = Pick<RoomEventKind, "kind" | "matches">;
+
+/** A state event (state_key set) of the type. */
+const state = (type: string): Match => ({ kind: type, matches: (event) => event.state_key !== undefined && event.type === type });
+/** A timeline event of the type that is a comment itself: not an edit (edits.ts), whatever else it relates to. */
+const comment = (type: string): Match => ({ kind: type, matches: (event) => isCommentEvent(event) && event.type === type });
+/** A timeline event that is no comment, relating to another event by `relType`, whatever its type. */
+const relation = (relType: string): Match => ({
+  kind: relType,
+  matches: (event) => event.state_key === undefined && !isCommentEvent(event) && eventRelation(event)?.relType === relType,
+});
 
 const recomputeItself = (page: PageContext, event: RoomEvent) => recomputeComment(page, event.event_id);
 const recomputeTarget = (page: PageContext, event: RoomEvent) => recomputeComment(page, eventRelation(event)!.relatesTo);
@@ -40,63 +46,55 @@ const CURRENT_STATE = "The room's current state of the kind (RoomState; the newe
 /** First match wins. */
 export const ROOM_EVENT_KINDS: readonly RoomEventKind[] = [
   // Room state (state_key set).
-  { kind: "m.room.name", matches: state("m.room.name"), effect: `${CURRENT_STATE}: the room's name (room info).`, inAnyRoom: applyRoomState },
-  { kind: "m.room.topic", matches: state("m.room.topic"), effect: `${CURRENT_STATE}: the room's topic (room info).`, inAnyRoom: applyRoomState },
-  { kind: "m.room.avatar", matches: state("m.room.avatar"), effect: `${CURRENT_STATE}: the room's avatar (room info).`, inAnyRoom: applyRoomState },
+  { ...state("m.room.name"), effect: `${CURRENT_STATE}: the room's name (room info).`, inAnyRoom: applyRoomState },
+  { ...state("m.room.topic"), effect: `${CURRENT_STATE}: the room's topic (room info).`, inAnyRoom: applyRoomState },
+  { ...state("m.room.avatar"), effect: `${CURRENT_STATE}: the room's avatar (room info).`, inAnyRoom: applyRoomState },
   {
-    kind: "m.room.image_pack",
-    matches: state("m.room.image_pack"),
+    ...state("m.room.image_pack"),
     effect: `${CURRENT_STATE}: a sticker pack (MSC2545; on a site's Space, state key = pack id).`,
     inAnyRoom: applyRoomState,
   },
   {
-    kind: "m.room.power_levels",
-    matches: state("m.room.power_levels"),
+    ...state("m.room.power_levels"),
     effect: `${CURRENT_STATE}: the role rosters. In a page room it also re-decides every redaction, which takes effect by the levels in force when it was sent.`,
     inAnyRoom: applyRoomState,
     inPageRoom: recomputeRedactionTargets,
   },
   {
-    kind: "m.room.member",
-    matches: state("m.room.member"),
+    ...state("m.room.member"),
     effect: "A page room member's membership and profile (RoomMember; the newest member event of the user wins); a profile change is message_updated on the author's comments.",
     inPageRoom: (page, event) => projectMember(page, event.state_key!),
   },
   // Comments (in page rooms): a Comment row placed in its page's list (position-store.ts), message_created.
   {
-    kind: "m.room.message",
-    matches: comment("m.room.message"),
+    ...comment("m.room.message"),
     effect:
       "A comment; content by msgtype: m.text, m.notice, m.emote → text; m.image, m.video, m.audio, m.file → media; m.location → location (MSC3488); org.matrix.msc3381.poll.start → poll; any other → unknown.",
     inPageRoom: recomputeItself,
   },
-  { kind: "m.sticker", matches: comment("m.sticker"), effect: "A comment with media content of kind sticker.", inPageRoom: recomputeItself },
-  { kind: "m.poll.start", matches: comment("m.poll.start"), effect: "A poll comment (MSC3381, stable).", inPageRoom: recomputeItself },
-  { kind: "org.matrix.msc3381.poll.start", matches: comment("org.matrix.msc3381.poll.start"), effect: "A poll comment (MSC3381, unstable).", inPageRoom: recomputeItself },
-  { kind: "m.room.encrypted", matches: comment("m.room.encrypted"), effect: "A comment the service cannot read: encrypted content (algorithm, sender key).", inPageRoom: recomputeItself },
+  { ...comment("m.sticker"), effect: "A comment with media content of kind sticker.", inPageRoom: recomputeItself },
+  { ...comment("m.poll.start"), effect: "A poll comment (MSC3381, stable).", inPageRoom: recomputeItself },
+  { ...comment("org.matrix.msc3381.poll.start"), effect: "A poll comment (MSC3381, unstable).", inPageRoom: recomputeItself },
+  { ...comment("m.room.encrypted"), effect: "A comment the service cannot read: encrypted content (algorithm, sender key).", inPageRoom: recomputeItself },
   // Relations (in page rooms): the comment they point at is recomputed (comment-state.ts).
   {
-    kind: EDIT_REL_TYPE,
-    matches: relation(EDIT_REL_TYPE),
+    ...relation(EDIT_REL_TYPE),
     effect: "An edit: the comment shows its newest valid edit's m.new_content (edits.ts); status edited, message_updated.",
     inPageRoom: recomputeTarget,
   },
   {
-    kind: "m.annotation",
-    matches: relation("m.annotation"),
+    ...relation("m.annotation"),
     effect: "m.reaction: a reaction in force on the comment (Reaction rows; counted per key and sender), message_annotations_changed.",
     inPageRoom: recomputeTarget,
   },
   {
-    kind: "m.reference",
-    matches: relation("m.reference"),
+    ...relation("m.reference"),
     effect:
       "m.poll.response / org.matrix.msc3381.poll.response: a vote, each sender's newest valid one counted in the poll's responses, message_annotations_changed. m.poll.end (either shape) is stored and changes nothing: polls do not close.",
     inPageRoom: recomputeTarget,
   },
   {
-    kind: "m.redaction",
-    matches: relation("m.redaction"),
+    ...relation("m.redaction"),
     effect:
       "m.room.redaction (redacts in content or, before room v11, on the event): if its sender may redact (redactions.ts), a redacted comment becomes a tombstone (message_deleted) and a redacted edit, reaction or vote no longer counts.",
     inPageRoom: async (page, event) => {

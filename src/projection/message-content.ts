@@ -105,13 +105,6 @@ export function eventRelation(event: Pick<RoomEvent, "type" | "content" | "redac
   return relType && relatesTo && STORED_REL_TYPES.has(relType) ? { relType, relatesTo } : null;
 }
 
-/** The key of a reaction (m.annotation), or null when the event is not one. */
-export function reactionKey(event: RoomEvent): string | null {
-  if (event.type !== "m.reaction") return null;
-  const rel = obj(event.content["m.relates_to"]);
-  return rel?.rel_type === "m.annotation" && typeof rel.event_id === "string" ? str(rel.key) : null;
-}
-
 /** The proof block of a service-sent event, if it is well formed. */
 export function proofOf(content: Record<string, unknown>): ProofBlock | null {
   const p = obj(content[PROOF_KEY]);
