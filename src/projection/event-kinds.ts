@@ -84,13 +84,13 @@ export const ROOM_EVENT_KINDS: readonly RoomEventKind[] = [
   },
   {
     ...relation("m.annotation"),
-    effect: "m.reaction: a reaction in force on the comment (Reaction rows; counted per key and sender), message_annotations_changed.",
+    effect: "m.reaction: a reaction in force on the comment (annotations.ts; Reaction rows, counted per key and sender), message_annotations_changed.",
     inPageRoom: recomputeTarget,
   },
   {
     ...relation("m.reference"),
     effect:
-      "m.poll.response / org.matrix.msc3381.poll.response: a vote, each sender's newest valid one counted in the poll's responses, message_annotations_changed. m.poll.end (either shape) is stored and changes nothing: polls do not close.",
+      "m.poll.response / org.matrix.msc3381.poll.response: a vote, each sender's newest valid one counted in the poll's responses (polls.ts), message_annotations_changed. m.poll.end (either shape) is stored and changes nothing: polls do not close.",
     inPageRoom: recomputeTarget,
   },
   {
