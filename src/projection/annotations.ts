@@ -1,4 +1,13 @@
-// Reaction summaries (pure): what Message.reactions and message_annotations_changed show.
+// Reactions (m.reaction annotations, pure): a reaction's key, and the summaries Message.reactions
+// and message_annotations_changed show.
+import { obj, str, type RoomEvent } from "./room-event.ts";
+
+/** The key of a reaction (m.annotation), or null when the event is not one. */
+export function reactionKey(event: RoomEvent): string | null {
+  if (event.type !== "m.reaction") return null;
+  const rel = obj(event.content["m.relates_to"]);
+  return rel?.rel_type === "m.annotation" && typeof rel.event_id === "string" ? str(rel.key) : null;
+}
 
 export interface ReactionRow {
   key: string;

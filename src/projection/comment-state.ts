@@ -1,7 +1,9 @@
 // A comment's derived state (pure), computed from the stored events alone: the original plus
 // every stored event relating to it. Recomputed whenever one of them arrives, so the result
 // does not depend on the order (or the number of times) the events came in.
-import { eventRelation, messageContent, reactionKey, relationsOf } from "./message-content.ts";
+import { reactionKey } from "./annotations.ts";
+import { asEdited, selectEdit } from "./edits.ts";
+import { eventRelation, messageContent, relationsOf } from "./message-content.ts";
 import { parsePoll, pollContent } from "./polls.ts";
 import { byTimeline, obj, type RoomEvent } from "./room-event.ts";
 
@@ -48,7 +50,7 @@ export function deriveCommentState({ original, related, redactions, takesEffect 
   }
   const inForce = related.filter((e) => e.room_id === original.room_id && eventRelation(e)?.relatesTo === original.event_id && !redactionOf(e));
   const edit = selectEdit(original, inForce);
-  const current = edit ? { ...original, content: edit.content["m.new_content"] as Record<string, unknown> } : original;
+  const current = asEdited(original, edit);
   const poll = parsePoll(current);
   const { replyTo, threadRoot } = relationsOf(original.content);
   return {
@@ -63,23 +65,4 @@ export function deriveCommentState({ original, related, redactions, takesEffect 
     }),
     redaction: null,
   };
-}
-
-/**
- * The edit in force: the newest valid replacement. Matrix only honours replacements by the
- * original's sender, of the same event type, without a state key, carrying m.new_content.
- */
-export function selectEdit(original: RoomEvent, candidates: RoomEvent[]): RoomEvent | null {
-  const valid = candidates.filter((e) => {
-    const relation = eventRelation(e);
-    return (
-      relation?.relType === "m.replace" &&
-      relation.relatesTo === original.event_id &&
-      e.sender === original.sender &&
-      e.type === original.type &&
-      e.state_key === undefined &&
-      obj(e.content["m.new_content"]) !== null
-    );
-  });
-  return valid.sort(byTimeline).at(-1) ?? null;
 }

@@ -1,31 +1,30 @@
 // Comments in the read model (Comment and Reaction rows): each is recomputed from the event
-// store whenever an event it depends on is applied, and announced on the page's live stream only
-// when what clients see has changed (so a repeated event announces nothing).
+// store whenever an event it depends on is applied (event-kinds.ts says which), and announced on
+// the page's live stream only when what clients see has changed (so a repeated event announces
+// nothing).
 import type { Comment, Reaction } from "../db/generated/sqlite/client.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
 import { reactionSummaries } from "./annotations.ts";
+import { changeReactions, commentRow, createComment, reactionRows, updateComment } from "./comment-store.ts";
 import { deriveCommentState, type CommentState } from "./comment-state.ts";
-import { loadEvent, loadRelations, roomRedactions, stateEvent } from "./event-store.ts";
+import { EDIT_REL_TYPE } from "./edits.ts";
+import { loadEvent, loadRelations, roomRedactions, stateEvent, storedRelation } from "./matrix-event-store.ts";
 import { eventRelation, isCommentEvent, malformation, proofOf } from "./message-content.ts";
 import { membershipOf } from "./members.ts";
 import { announce, type PageContext } from "./page-context.ts";
-import { placeComment } from "./positions.ts";
+import { placeComment } from "./position-store.ts";
 import { redactionTakesEffect } from "./redactions.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
+import { virtualUserKey } from "./virtual-user-store.ts";
 
 /** Relations that change the comment they point at: edits, reactions, votes. */
-const DERIVED_REL_TYPES = ["m.replace", "m.annotation", "m.reference"];
+export const COMMENT_REL_TYPES: readonly string[] = [EDIT_REL_TYPE, "m.annotation", "m.reference"];
 
-/** The comments whose derived state an applied event can change. */
-export async function commentsAffectedBy(page: PageContext, event: RoomEvent): Promise<string[]> {
-  if (isCommentEvent(event)) return [event.event_id];
-  const relation = eventRelation(event);
-  if (!relation) return [];
-  if (DERIVED_REL_TYPES.includes(relation.relType)) return [relation.relatesTo];
-  if (relation.relType !== "m.redaction") return [];
-  // A redacted edit, reaction or vote changes the comment it relates to.
-  const target = await page.tx.matrixEvent.findUnique({ where: { eventId: relation.relatesTo }, select: { relType: true, relatesTo: true } });
-  return target?.relatesTo && DERIVED_REL_TYPES.includes(target.relType ?? "") ? [relation.relatesTo, target.relatesTo] : [relation.relatesTo];
+/** The comments a redaction can change: its target, and the comment a redacted edit, reaction or vote relates to. */
+export async function commentsAffectedByRedaction(page: PageContext, redaction: RoomEvent): Promise<string[]> {
+  const redacted = eventRelation(redaction)!.relatesTo;
+  const target = await storedRelation(page.tx, redacted);
+  return target?.relatesTo && COMMENT_REL_TYPES.includes(target.relType ?? "") ? [redacted, target.relatesTo] : [redacted];
 }
 
 /**
@@ -35,7 +34,7 @@ export async function commentsAffectedBy(page: PageContext, event: RoomEvent): P
 export async function recomputeRedactionTargets(page: PageContext): Promise<void> {
   const targets = new Set<string>();
   for (const redaction of await roomRedactions(page.tx, page.room.roomId)) {
-    for (const eventId of await commentsAffectedBy(page, redaction)) targets.add(eventId);
+    for (const eventId of await commentsAffectedByRedaction(page, redaction)) targets.add(eventId);
   }
   for (const eventId of targets) await recomputeComment(page, eventId);
 }
@@ -46,7 +45,7 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
   const original = await loadEvent(tx, eventId);
   if (!original || original.room_id !== room.roomId || malformation(original) || !isCommentEvent(original)) return;
   const sound = (events: RoomEvent[]) => events.filter((e) => !malformation(e));
-  const related = sound(await loadRelations(tx, room.roomId, [eventId], DERIVED_REL_TYPES));
+  const related = sound(await loadRelations(tx, room.roomId, [eventId], COMMENT_REL_TYPES));
   const redactions = sound(await loadRelations(tx, room.roomId, [eventId, ...related.map((e) => e.event_id)], ["m.redaction"]));
   // Power levels in force when each redaction was sent: a later demotion does not undo it.
   const powerLevels = new Map<string, Record<string, unknown> | null>();
@@ -60,8 +59,8 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
     takesEffect: (redaction, target) => redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
   });
 
-  const before = await tx.comment.findUnique({ where: { eventId } });
-  const beforeReactions = await tx.reaction.findMany({ where: { targetEventId: eventId } });
+  const before = await commentRow(tx, eventId);
+  const beforeReactions = await reactionRows(tx, eventId);
   const fields = {
     status: state.status,
     content: JSON.stringify(state.content),
@@ -70,21 +69,19 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
     threadRoot: state.threadRoot,
   };
   if (!before) {
-    await tx.comment.create({
-      data: {
-        eventId,
-        roomId: room.roomId,
-        siteId: room.siteId,
-        pageSlug: room.pageSlug,
-        sender: original.sender,
-        originServerTs: BigInt(original.origin_server_ts),
-        ...(await authorOf(page, original)),
-        ...fields,
-      },
+    await createComment(tx, {
+      eventId,
+      roomId: room.roomId,
+      siteId: room.siteId,
+      pageSlug: room.pageSlug,
+      sender: original.sender,
+      originServerTs: BigInt(original.origin_server_ts),
+      ...(await authorOf(page, original)),
+      ...fields,
     });
     await placeComment(tx, { eventId, siteId: room.siteId, pageSlug: room.pageSlug, originServerTs: BigInt(original.origin_server_ts) });
   } else if (visible(before) !== visible(fields) || before.content !== fields.content) {
-    await tx.comment.update({ where: { eventId }, data: fields });
+    await updateComment(tx, eventId, fields);
   }
   await syncReactions(page, eventId, beforeReactions, state);
 
@@ -122,13 +119,10 @@ async function syncReactions(page: PageContext, targetEventId: string, before: R
   const wanted = new Set(state.reactions.map((r) => r.eventId));
   const had = new Set(before.map((r) => r.eventId));
   const gone = before.filter((r) => !wanted.has(r.eventId)).map((r) => r.eventId);
-  if (gone.length > 0) await page.tx.reaction.deleteMany({ where: { eventId: { in: gone } } });
-  const added = state.reactions.filter((r) => !had.has(r.eventId));
-  if (added.length > 0) {
-    await page.tx.reaction.createMany({
-      data: added.map((r) => ({ eventId: r.eventId, targetEventId, roomId: page.room.roomId, sender: r.sender, key: r.key, originServerTs: BigInt(r.originServerTs) })),
-    });
-  }
+  const added = state.reactions
+    .filter((r) => !had.has(r.eventId))
+    .map((r) => ({ eventId: r.eventId, targetEventId, roomId: page.room.roomId, sender: r.sender, key: r.key, originServerTs: BigInt(r.originServerTs) }));
+  await changeReactions(page.tx, gone, added);
 }
 
 /**
@@ -142,7 +136,7 @@ async function authorOf(page: PageContext, event: RoomEvent) {
   const profile = { displayName, avatarUrl };
   if (!page.names.isVisitorUserId(event.sender)) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
   const proof = proofOf(event.content);
-  const known = await page.tx.virtualUser.findUnique({ where: { userId: event.sender }, select: { publicKey: true } });
+  const known = await virtualUserKey(page.tx, event.sender);
   const derived = proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null;
-  return { authorType: "visitor", authorPublicKey: known?.publicKey ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
+  return { authorType: "visitor", authorPublicKey: known ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
 }

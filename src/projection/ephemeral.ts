@@ -1,8 +1,13 @@
 // Ephemeral room data (typing, read receipts, presence) pushed by the homeserver
-// (receive_ephemeral), turned into `ephemeral` live events of the pages concerned.
+// (receive_ephemeral), turned into `ephemeral` live events of the pages concerned. Which kind
+// goes to which method: EPHEMERAL_KINDS in event-kinds.ts.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { addLiveEvents } from "../sse/live-event-order.ts";
+import { addEphemeralLiveEvent } from "./live-event-store.ts";
+import { joinedRoomIds, memberNames } from "./member-store.ts";
+import { activeRoomId, pageRoom } from "./room-store.ts";
+import { setTyping, typingUserIds } from "./typing-store.ts";
+import { virtualUsers } from "./virtual-user-store.ts";
 
 export interface EphemeralEvent {
   type: string;
@@ -21,37 +26,24 @@ type Page = { siteId: string; pageSlug: string; roomId: string };
 export class EphemeralProjector {
   constructor(private readonly db: Db, private readonly names: MatrixNames) {}
 
-  /** Projects the events into live events of the pages concerned. */
-  async apply(events: EphemeralEvent[]): Promise<void> {
-    for (const event of events) {
-      if (event.type === "m.typing") await this.typing(event);
-      else if (event.type === "m.receipt") await this.receipts(event);
-      else if (event.type === "m.presence") await this.presence(event);
-    }
-  }
-
   /** The typing snapshot of a page's active room. */
   async typingSnapshot(siteId: string, pageSlug: string): Promise<Record<string, unknown>> {
-    const room = await this.db.room.findFirst({ where: { siteId, pageSlug, state: "active" }, select: { roomId: true } });
-    const typing = room ? await this.db.roomTyping.findUnique({ where: { roomId: room.roomId } }) : null;
-    const userIds = typing ? (JSON.parse(typing.userIds) as string[]) : [];
-    return { kind: "typing", users: await this.refs(userIds, room?.roomId ?? null) };
+    const roomId = await activeRoomId(this.db, siteId, pageSlug);
+    const userIds = roomId ? await typingUserIds(this.db, roomId) : [];
+    return { kind: "typing", users: await this.refs(userIds, roomId) };
   }
 
-  private async typing(event: EphemeralEvent): Promise<void> {
+  /** m.typing content: { user_ids }, everyone typing now. */
+  async typing(event: EphemeralEvent): Promise<void> {
     const page = await this.page(event.room_id);
     if (!page) return;
     const userIds = ((event.content?.user_ids ?? []) as unknown[]).filter((u): u is string => typeof u === "string" && u !== this.names.botUserId);
-    await this.db.roomTyping.upsert({
-      where: { roomId: page.roomId },
-      create: { roomId: page.roomId, userIds: JSON.stringify(userIds) },
-      update: { userIds: JSON.stringify(userIds) },
-    });
+    await setTyping(this.db, page.roomId, userIds);
     await this.emit(page, { kind: "typing", users: await this.refs(userIds, page.roomId) });
   }
 
   /** m.receipt content: { <event_id>: { <receipt type>: { <user_id>: { ts } } } }. */
-  private async receipts(event: EphemeralEvent): Promise<void> {
+  async receipts(event: EphemeralEvent): Promise<void> {
     const page = await this.page(event.room_id);
     if (!page) return;
     for (const [eventId, byType] of Object.entries(event.content ?? {})) {
@@ -66,11 +58,10 @@ export class EphemeralProjector {
   }
 
   /** Presence has no room: it goes to every page room the user has joined. */
-  private async presence(event: EphemeralEvent): Promise<void> {
+  async presence(event: EphemeralEvent): Promise<void> {
     const userId = event.sender;
     if (!userId || userId === this.names.botUserId) return;
-    const memberships = await this.db.roomMember.findMany({ where: { userId, membership: "join" }, select: { roomId: true } });
-    for (const { roomId } of memberships) {
+    for (const roomId of await joinedRoomIds(this.db, userId)) {
       const page = await this.page(roomId);
       if (!page) continue;
       const [user] = await this.refs([userId], roomId);
@@ -87,18 +78,18 @@ export class EphemeralProjector {
 
   private async page(roomId: string | undefined): Promise<Page | null> {
     if (!roomId) return null;
-    return this.db.room.findUnique({ where: { roomId }, select: { roomId: true, siteId: true, pageSlug: true } });
+    return pageRoom(this.db, roomId);
   }
 
   private async emit(page: Page, payload: Record<string, unknown>): Promise<void> {
-    await addLiveEvents(this.db, (tx) => tx.liveEvent.create({ data: { siteId: page.siteId, pageSlug: page.pageSlug, type: "ephemeral", payload: JSON.stringify(payload) } }));
+    await addEphemeralLiveEvent(this.db, page, payload);
   }
 
   private async refs(userIds: string[], roomId: string | null): Promise<UserRef[]> {
     if (userIds.length === 0) return [];
     const [visitors, members] = await Promise.all([
-      this.db.virtualUser.findMany({ where: { userId: { in: userIds } }, select: { userId: true, publicKey: true, displayName: true } }),
-      roomId ? this.db.roomMember.findMany({ where: { roomId, userId: { in: userIds } }, select: { userId: true, displayName: true } }) : [],
+      virtualUsers(this.db, userIds),
+      roomId ? memberNames(this.db, roomId, userIds) : [],
     ]);
     const visitor = new Map(visitors.map((v) => [v.userId, v]));
     const member = new Map(members.map((m) => [m.userId, m]));

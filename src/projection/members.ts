@@ -1,7 +1,9 @@
 // Page room membership and profiles (RoomMember), projected from m.room.member: the newest
 // stored member event of a user wins (origin_server_ts, not arrival). Comments show their
 // author's current joined profile, so a rename is announced on each of the author's comments.
-import { stateEvent } from "./event-store.ts";
+import { commentsBySender } from "./comment-store.ts";
+import { stateEvent } from "./matrix-event-store.ts";
+import { memberRow, saveMember } from "./member-store.ts";
 import { announce, type PageContext } from "./page-context.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
 
@@ -31,17 +33,11 @@ const sameProfile = (a: Profile, b: Profile) => a.displayName === b.displayName 
 export async function projectMember(page: PageContext, userId: string): Promise<void> {
   const { tx, room } = page;
   const after = membershipOf(await stateEvent(tx, room.roomId, "m.room.member", userId));
-  const key = { roomId: room.roomId, userId };
-  const before = await tx.roomMember.findUnique({ where: { roomId_userId: key } });
+  const before = await memberRow(tx, room.roomId, userId);
   if (before && before.membership === after.membership && sameProfile(before, after)) return;
-  await tx.roomMember.upsert({ where: { roomId_userId: key }, create: { ...key, ...after }, update: after });
+  await saveMember(tx, room.roomId, userId, after);
   if (!page.live) return;
-  const comments = await tx.comment.findMany({
-    where: { siteId: room.siteId, pageSlug: room.pageSlug, roomId: room.roomId, sender: userId },
-    orderBy: [{ originServerTs: "asc" }, { eventId: "asc" }],
-    select: { eventId: true, displayName: true, avatarUrl: true },
-  });
-  for (const comment of comments) {
+  for (const comment of await commentsBySender(tx, room, userId)) {
     if (!sameProfile(shownProfile(before, comment), shownProfile(after, comment))) await announce(page, "message_updated", comment.eventId);
   }
 }

@@ -1,10 +1,11 @@
 // Turning Matrix room events into the API's semantic types (pure).
 import { PROOF_KEY } from "../matrix/events.ts";
 import type { ProofBlock } from "../queue/payloads.ts";
+import { EDIT_REL_TYPE, isEdit } from "./edits.ts";
 import { parsePoll, pollContent, POLL_START_TYPES } from "./polls.ts";
 import { num, obj, str, type RoomEvent } from "./room-event.ts";
 
-/** Re-exported: room-state.ts and the endpoint know the event type by this module. */
+/** Re-exported: the appservice endpoint knows the event type by this module. */
 export type { RoomEvent };
 
 const MEDIA_KINDS: Record<string, string> = { "m.image": "image", "m.video": "video", "m.audio": "audio", "m.file": "file" };
@@ -67,17 +68,16 @@ function withoutProof(content: Record<string, unknown>): Record<string, unknown>
 export interface Relations {
   replyTo: string | null;
   threadRoot: string | null;
-  /** The event this one edits (m.replace), if it is an edit. */
+  /** The event this one edits, if it is an edit (edits.ts). */
   replaces: string | null;
 }
 
 export function relationsOf(content: Record<string, unknown>): Relations {
   const rel = obj(content["m.relates_to"]) ?? {};
   const inReplyTo = str(obj(rel["m.in_reply_to"])?.event_id);
-  const relType = str(rel.rel_type);
   const target = str(rel.event_id);
-  if (relType === "m.replace") return { replyTo: null, threadRoot: null, replaces: target };
-  if (relType === "m.thread") {
+  if (isEdit(content)) return { replyTo: null, threadRoot: null, replaces: target };
+  if (str(rel.rel_type) === "m.thread") {
     return { replyTo: rel.is_falling_back === true ? null : inReplyTo, threadRoot: target, replaces: null };
   }
   return { replyTo: inReplyTo, threadRoot: null, replaces: null };
@@ -90,7 +90,7 @@ export interface EventRelation {
   relatesTo: string;
 }
 
-const STORED_REL_TYPES: ReadonlySet<string> = new Set(["m.replace", "m.annotation", "m.reference", "m.thread"]);
+const STORED_REL_TYPES: ReadonlySet<string> = new Set([EDIT_REL_TYPE, "m.annotation", "m.reference", "m.thread"]);
 
 /** Tolerates any shape: the store indexes events before they are checked. */
 export function eventRelation(event: Pick<RoomEvent, "type" | "content" | "redacts">): EventRelation | null {
@@ -103,13 +103,6 @@ export function eventRelation(event: Pick<RoomEvent, "type" | "content" | "redac
   const relType = str(rel?.rel_type);
   const relatesTo = str(rel?.event_id);
   return relType && relatesTo && STORED_REL_TYPES.has(relType) ? { relType, relatesTo } : null;
-}
-
-/** The key of a reaction (m.annotation), or null when the event is not one. */
-export function reactionKey(event: RoomEvent): string | null {
-  if (event.type !== "m.reaction") return null;
-  const rel = obj(event.content["m.relates_to"]);
-  return rel?.rel_type === "m.annotation" && typeof rel.event_id === "string" ? str(rel.key) : null;
 }
 
 /** The proof block of a service-sent event, if it is well formed. */

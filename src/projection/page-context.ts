@@ -2,7 +2,7 @@
 import type { Tx } from "../db/client.ts";
 import type { Room } from "../db/generated/sqlite/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { takeLiveEventTurn } from "../sse/live-event-order.ts";
+import { addCommentLiveEvent } from "./live-event-store.ts";
 
 export interface PageContext {
   tx: Tx;
@@ -17,8 +17,5 @@ export type CommentLiveEvent = "message_created" | "message_updated" | "message_
 /** Adds a live event for the page (SSE reads these rows), in the applying transaction. */
 export async function announce(page: PageContext, type: CommentLiveEvent, eventId: string, payload?: Record<string, unknown>): Promise<void> {
   if (!page.live) return;
-  await takeLiveEventTurn(page.tx);
-  await page.tx.liveEvent.create({
-    data: { siteId: page.room.siteId, pageSlug: page.room.pageSlug, type, eventId, payload: payload ? JSON.stringify(payload) : null },
-  });
+  await addCommentLiveEvent(page.tx, page.room, type, eventId, payload);
 }

@@ -1,23 +1,21 @@
 // Applies appservice transactions to the read model. Every room event but the AS bot's (invites
-// of the bot, events of its DMs: src/features/governance/bot/intake.ts) is stored first (event-store.ts) and
-// applied once its room is known; applying recomputes what the event affects from the store,
-// so repeated, retried and out-of-order events converge. An event that cannot be applied is
-// recorded for repair and skipped, never blocking what follows; only a database failure fails
-// the transaction (and the homeserver retries it). Ephemeral data may be emitted twice on a
-// retry, which is harmless: typing is a state, receipts and presence repeat.
+// of the bot, events of its DMs: src/features/governance/bot/intake.ts) is stored first
+// (matrix-event-store.ts) and applied once its room is known, by its kind (event-kinds.ts);
+// applying recomputes what the event affects from the store, so repeated, retried and
+// out-of-order events converge. An event that cannot be applied is recorded for repair and
+// skipped, never blocking what follows; only a database failure fails the transaction (and the
+// homeserver retries it). Ephemeral data may be emitted twice on a retry, which is harmless:
+// typing is a state, receipts and presence repeat.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { commentsAffectedBy, recomputeComment, recomputeRedactionTargets } from "./comments.ts";
-import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
-import { claim, recordFailure, storedEvents, storeEvent } from "./event-store.ts";
-import { malformation } from "./message-content.ts";
-import { projectMember } from "./members.ts";
-import type { PageContext } from "./page-context.ts";
-import type { RoomEvent } from "./room-event.ts";
 import type { PageChange } from "../cluster/signals.ts";
-import { applyRoomState, ROOM_STATE_TYPES } from "./room-state.ts";
-
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
+import { ephemeralKind, roomEventKind } from "./event-kinds.ts";
+import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
+import { malformation } from "./message-content.ts";
+import { recordFailure, resolveRepair } from "./repair-store.ts";
+import type { RoomEvent } from "./room-event.ts";
+import { pageRoom, spaceSiteId } from "./room-store.ts";
 
 /**
  * The database is unreachable or overloaded (connection, timeout, lock, conflict), as opposed to
@@ -62,7 +60,7 @@ export class Projector {
           if (status !== null && status !== "applied") changes.add(await this.apply(event));
         }
       });
-      await this.ephemeral.apply(ephemeral);
+      for (const event of ephemeral) await ephemeralKind(event)?.apply(this.ephemeral, event);
     } finally {
       // What was committed before a failure is announced all the same.
       await this.applied(changes.list());
@@ -74,9 +72,9 @@ export class Projector {
     const changes = new Changes();
     try {
       // The room's own reads (room info, roles) change with its recording.
-      const room = await this.db.room.findUnique({ where: { roomId }, select: { siteId: true, pageSlug: true } });
-      const space = room ? null : await this.db.site.findUnique({ where: { spaceRoomId: roomId }, select: { id: true } });
-      changes.add(room ?? (space && { siteId: space.id, pageSlug: null }));
+      const room = await pageRoom(this.db, roomId);
+      const spaceOf = room ? null : await spaceSiteId(this.db, roomId);
+      changes.add(room ?? (spaceOf === null ? null : { siteId: spaceOf, pageSlug: null }));
       await this.serially(async () => {
         for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event));
       });
@@ -91,33 +89,26 @@ export class Projector {
    * the page (or for a Space, the site) whose derived data the applied event may have changed.
    */
   async apply(event: RoomEvent): Promise<PageChange | null> {
-    const room = await this.db.room.findUnique({ where: { roomId: event.room_id } });
-    const space = room ? null : await this.db.site.findUnique({ where: { spaceRoomId: event.room_id }, select: { id: true } });
-    if (!room && !space) return null;
-    let applied = false;
+    const room = await pageRoom(this.db, event.room_id);
+    const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
+    if (!room && spaceOf === null) return null;
+    let applied: boolean;
     try {
-      await this.db.$transaction(async (tx) => {
-        if (!(await claim(tx, event.event_id))) return;
-        applied = true;
+      applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
-        const page: PageContext | null = room && { tx, room, names: this.names, live: this.live };
-        if (event.state_key !== undefined) {
-          if (ROOM_STATE_TYPES.has(event.type)) await applyRoomState(tx, event);
-          if (page && event.type === "m.room.member") await projectMember(page, event.state_key);
-          if (page && event.type === "m.room.power_levels") await recomputeRedactionTargets(page);
-        } else if (page) {
-          for (const eventId of await commentsAffectedBy(page, event)) await recomputeComment(page, eventId);
-        }
-        await tx.projectionRepair.updateMany({ where: { targetEventId: event.event_id, status: { not: "resolved" } }, data: { status: "resolved" } });
-      }, TRANSACTION_OPTIONS);
+        const kind = roomEventKind(event);
+        await kind?.inAnyRoom?.(tx, event);
+        if (room) await kind?.inPageRoom?.({ tx, room, names: this.names, live: this.live }, event);
+        await resolveRepair(tx, event.event_id);
+      });
     } catch (err) {
       if (databaseTrouble(err)) throw err;
       await recordFailure(this.db, event, (err as Error)?.message ?? String(err));
       return null;
     }
     if (!applied) return null;
-    return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: space!.id, pageSlug: null };
+    return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }
 
   private serially(work: () => Promise<void>): Promise<void> {

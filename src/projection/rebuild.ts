@@ -2,8 +2,9 @@
 // stored event is applied again in arrival order, announcing nothing (npm run rebuild).
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { storedEvents } from "./event-store.ts";
+import { countByStatus, storedEvents } from "./matrix-event-store.ts";
 import { Projector } from "./projector.ts";
+import { resetReadModel } from "./read-model-store.ts";
 
 export interface RebuildSummary {
   events: number;
@@ -14,19 +15,10 @@ export interface RebuildSummary {
 
 /** Run it while no service instance is projecting into the same database. */
 export async function rebuildReadModel(db: Db, names: MatrixNames): Promise<RebuildSummary> {
-  await db.$transaction([
-    db.comment.deleteMany(),
-    db.commentPosition.deleteMany(),
-    db.pageCommentCount.deleteMany(),
-    db.reaction.deleteMany(),
-    db.roomMember.deleteMany(),
-    db.roomState.deleteMany(),
-    db.projectionRepair.deleteMany(),
-    db.matrixEvent.updateMany({ where: { status: { not: "waiting" } }, data: { status: "waiting" } }),
-  ]);
+  await resetReadModel(db);
   const projector = new Projector(db, names, async () => {}, false);
   for await (const event of storedEvents(db)) await projector.apply(event);
-  const counts = await db.matrixEvent.groupBy({ by: ["status"], _count: { _all: true } });
-  const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
-  return { events: counts.reduce((sum, c) => sum + c._count._all, 0), applied: count("applied"), waiting: count("waiting"), failed: count("failed") };
+  const counts = await countByStatus(db);
+  const count = (status: "applied" | "waiting" | "failed") => counts.get(status) ?? 0;
+  return { events: [...counts.values()].reduce((sum, n) => sum + n, 0), applied: count("applied"), waiting: count("waiting"), failed: count("failed") };
 }

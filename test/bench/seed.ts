@@ -9,7 +9,7 @@ import type { Db } from "../../src/db/client.ts";
 import { deriveCommentState } from "../../src/projection/comment-state.ts";
 import { eventRelation } from "../../src/projection/message-content.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
-import { repositionPage } from "../../src/projection/positions.ts";
+import { repositionPage } from "../../src/projection/position-store.ts";
 
 const CHUNK = 500;
 

@@ -1,4 +1,4 @@
-// Comment positions (src/projection/positions.ts) on a real SQLite database, and the list
+// Comment positions (src/projection/position-store.ts) on a real SQLite database, and the list
 // window over them (src/core/pagination.ts): whatever order comments arrive in, positions are
 // the list order and a window reads exactly the page's rows.
 import { describe, test, before, after } from "node:test";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { migrate } from "../../src/db/migrations.ts";
 import { openDatabase, type Db } from "../../src/db/client.ts";
-import { placeComment, repositionPage, sortsBefore, type PlacedComment } from "../../src/projection/positions.ts";
+import { placeComment, repositionPage, sortsBefore, type PlacedComment } from "../../src/projection/position-store.ts";
 import { positionWindow } from "../../src/core/pagination.ts";
 
 describe("positionWindow", () => {

@@ -1,6 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { eventRelation, isCommentEvent, malformation, messageContent, proofOf, reactionKey, relationsOf, type RoomEvent } from "../../src/projection/message-content.ts";
+import { reactionKey } from "../../src/projection/annotations.ts";
+import { eventRelation, isCommentEvent, malformation, messageContent, proofOf, relationsOf, type RoomEvent } from "../../src/projection/message-content.ts";
 
 const event = (content: Record<string, unknown>, type = "m.room.message", extra: Partial<RoomEvent> = {}): RoomEvent => ({
   event_id: "$e:localhost",

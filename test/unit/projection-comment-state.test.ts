@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { deriveCommentState, selectEdit, type CommentEvents } from "../../src/projection/comment-state.ts";
+import { deriveCommentState, type CommentEvents } from "../../src/projection/comment-state.ts";
+import { selectEdit } from "../../src/projection/edits.ts";
 import { reactionSummaries } from "../../src/projection/annotations.ts";
 import { redactionTakesEffect } from "../../src/projection/redactions.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";

@@ -12,7 +12,7 @@ export interface PageKey {
 export class CommentReadStore {
   constructor(private readonly db: Db) {}
 
-  /** The page's maintained comment count (src/projection/positions.ts), at any depth. */
+  /** The page's maintained comment count (src/projection/position-store.ts), at any depth. */
   async count(page: PageKey): Promise<number> {
     return (await this.db.pageCommentCount.findUnique({ where: { siteId_pageSlug: page }, select: { count: true } }))?.count ?? 0;
   }

@@ -49,7 +49,7 @@ export class Comments {
     await this.sites.requireReadable(input.siteId, input.pageSlug);
     checkPagination(input.page, input.perPage);
     const viewer = personalization(input);
-    // Maintained positions and count (src/projection/positions.ts): the page's rows only, at any depth.
+    // Maintained positions and count (src/projection/position-store.ts): the page's rows only, at any depth.
     const page = { siteId: input.siteId, pageSlug: input.pageSlug };
     const total = await this.store.count(page);
     const window = positionWindow(total, input.page, input.perPage, input.order);

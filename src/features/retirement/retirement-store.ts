@@ -1,7 +1,7 @@
 // The Retirement aggregate: a request takes effect locally in one transaction and leaves a
 // Retirement row; the pass (pass.ts) works through the rows and finally clears every local row
 // of what was retired.
-import { forgetPositions, repositionPage } from "../../projection/positions.ts";
+import { forgetPositions, repositionPage } from "../../projection/position-store.ts";
 import type { Db, Tx } from "../../db/client.ts";
 import type { Retirement } from "../../db/generated/sqlite/client.ts";
 

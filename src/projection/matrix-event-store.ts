@@ -44,22 +44,21 @@ export async function storeEvent(db: Db, event: RoomEvent): Promise<EventStatus 
   return "waiting";
 }
 
-/** Marks a stored event applied; false when it already was (a concurrent apply got there first). */
-export async function claim(tx: Tx, eventId: string): Promise<boolean> {
-  const { count } = await tx.matrixEvent.updateMany({ where: { eventId, status: { not: "applied" } }, data: { status: "applied" } });
-  return count === 1;
-}
+const APPLY_TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
 
-/** Records an event that could not be applied, so it is skipped and can be retried. */
-export async function recordFailure(db: Db, event: RoomEvent, reason: string): Promise<void> {
-  await db.$transaction([
-    db.matrixEvent.update({ where: { eventId: event.event_id }, data: { status: "failed" } }),
-    db.projectionRepair.upsert({
-      where: { targetEventId: event.event_id },
-      create: { targetEventId: event.event_id, roomId: event.room_id, eventType: typeof event.type === "string" ? event.type : null, reason },
-      update: { reason, status: "pending", attempts: { increment: 1 } },
-    }),
-  ]);
+/**
+ * Runs `apply` in one transaction that marks the stored event applied, unless it already was (a
+ * concurrent or earlier apply got there first): true when it ran. A throw rolls both back.
+ */
+export async function applyOnce(db: Db, eventId: string, apply: (tx: Tx) => Promise<void>): Promise<boolean> {
+  let ran = false;
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.matrixEvent.updateMany({ where: { eventId, status: { not: "applied" } }, data: { status: "applied" } });
+    if (count !== 1) return;
+    ran = true;
+    await apply(tx);
+  }, APPLY_TRANSACTION);
+  return ran;
 }
 
 /** The stored events matching `where`, in arrival (seq) order, read in batches. */
@@ -74,15 +73,20 @@ export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput 
   }
 }
 
+/** Where a stored event points (its relation as indexed), or null when it is not stored. */
+export function storedRelation(tx: Tx, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
+  return tx.matrixEvent.findUnique({ where: { eventId }, select: { relType: true, relatesTo: true } });
+}
+
 export async function loadEvent(tx: Tx, eventId: string): Promise<RoomEvent | null> {
   const row = await tx.matrixEvent.findUnique({ where: { eventId }, select: { json: true } });
   return row && parse(row);
 }
 
 /** Stored events of the room relating to any of `targets` by one of `relTypes`. */
-export async function loadRelations(tx: Tx, roomId: string, targets: string[], relTypes: string[]): Promise<RoomEvent[]> {
+export async function loadRelations(tx: Tx, roomId: string, targets: string[], relTypes: readonly string[]): Promise<RoomEvent[]> {
   const rows = await tx.matrixEvent.findMany({
-    where: { roomId, relatesTo: { in: targets }, relType: { in: relTypes } },
+    where: { roomId, relatesTo: { in: targets }, relType: { in: [...relTypes] } },
     orderBy: { seq: "asc" },
     select: { json: true },
   });
@@ -113,4 +117,10 @@ export async function stateEvent(tx: Tx, roomId: string, type: string, stateKey:
     select: { json: true },
   });
   return row && parse(row);
+}
+
+/** How many stored events there are per status (a rebuild's summary). */
+export async function countByStatus(db: Db): Promise<Map<EventStatus, number>> {
+  const counts = await db.matrixEvent.groupBy({ by: ["status"], _count: { _all: true } });
+  return new Map(counts.map((c) => [c.status as EventStatus, c._count._all]));
 }

@@ -1,0 +1,21 @@
+// Repairs (ProjectionRepair): events that could not be applied, recorded with their reason and
+// skipped so they never block what follows; an operator's retry that applies one resolves it.
+import type { Db, Tx } from "../db/client.ts";
+import type { RoomEvent } from "./room-event.ts";
+
+/** Marks the stored event failed and records (or re-records) its repair, in one transaction. */
+export async function recordFailure(db: Db, event: RoomEvent, reason: string): Promise<void> {
+  await db.$transaction([
+    db.matrixEvent.update({ where: { eventId: event.event_id }, data: { status: "failed" } }),
+    db.projectionRepair.upsert({
+      where: { targetEventId: event.event_id },
+      create: { targetEventId: event.event_id, roomId: event.room_id, eventType: typeof event.type === "string" ? event.type : null, reason },
+      update: { reason, status: "pending", attempts: { increment: 1 } },
+    }),
+  ]);
+}
+
+/** The event was applied: its repair, if any, is resolved. */
+export async function resolveRepair(tx: Tx, eventId: string): Promise<void> {
+  await tx.projectionRepair.updateMany({ where: { targetEventId: eventId, status: { not: "resolved" } }, data: { status: "resolved" } });
+}
