@@ -3,7 +3,6 @@
 import type { Db } from "../db/client.ts";
 import type { Submission } from "../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
-import type { Provisioner } from "../features/rooms/provisioning.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { submissionTxnId } from "../matrix/events.ts";
 import type { MatrixAction, SubmissionPayload } from "./payloads.ts";
@@ -12,7 +11,16 @@ import type { SubmissionHandler } from "./worker.ts";
 /** How far back (pages of 100 of the sender's events) a resend looks for its earlier event. */
 const RESEND_LOOKBACK_PAGES = 5;
 
-export function submissionPerformer(db: Db, hs: Homeserver, provisioner: Provisioner): SubmissionHandler {
+/** What a submission needs in place before its effect (the rooms feature's Provisioner). */
+export interface SubmissionProvisioning {
+  ensurePageRoom(siteId: string, pageSlug: string): Promise<string>;
+  ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string>;
+  ensureJoined(userId: string, roomId: string): Promise<void>;
+  /** Forgets a remembered join (the homeserver refused the user); true when there was one. */
+  forgetJoined(userId: string, roomId: string): boolean;
+}
+
+export function submissionPerformer(db: Db, hs: Homeserver, provisioner: SubmissionProvisioning): SubmissionHandler {
   return async (submission: Submission): Promise<string | null> => {
     const { displayName, matrix } = JSON.parse(submission.payload) as SubmissionPayload;
     const [roomId, userId] = await Promise.all([

@@ -1,5 +1,12 @@
 // Queued visitor writes: the answer to a write, and the queue rows for dashboards.
 import { builder } from "../graphql/builder.ts";
+import type { WritePipeline } from "./pipeline.ts";
+
+declare module "../graphql/context.ts" {
+  interface ContextServices {
+    writes: WritePipeline;
+  }
+}
 
 export const SubmissionAccepted = builder.simpleObject("SubmissionAccepted", {
   fields: (t) => ({

@@ -10,8 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../db/client.ts";
 import { forbidden, validationError, type FieldError } from "../core/errors.ts";
 import type { IdempotencyScope } from "../core/request.ts";
-import type { Sites } from "../features/sites/sites.ts";
-import type { CheckedSite } from "../features/sites/site-write-auth.ts";
+import type { CheckedSite } from "../graphql/context.ts";
 import { Challenges, type CheckedChallenge } from "./challenge-store.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store.ts";
 import { parseAuthorProof, verifySignature, type ParsedProof } from "../security/author-proof.ts";
@@ -20,6 +19,12 @@ import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
 import { checkEventSize } from "./event-size.ts";
+
+/** Whether a site (and page) accepts writes at all: the sites feature's Sites.requireWritable. */
+export interface SiteGate {
+  /** The site, when it exists and is writable (the page too, when given); throws otherwise. */
+  requireWritable(siteId: string, pageSlug?: string): Promise<{ id: string }>;
+}
 
 export interface WriteAccepted {
   submissionId: string;
@@ -54,7 +59,7 @@ interface Replay {
 export class WritePipeline {
   constructor(
     private readonly db: Db,
-    private readonly sites: Sites,
+    private readonly sites: SiteGate,
     private readonly challenges: Challenges,
     private readonly idempotency: IdempotencyStore,
     private readonly onQueued: () => void,
