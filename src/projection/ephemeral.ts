@@ -2,7 +2,7 @@
 // (receive_ephemeral), turned into `ephemeral` live events of the pages concerned.
 import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { addLiveEvents } from "../sse/live-event-order.ts";
+import { addLiveEvents } from "../sse/live-event-store.ts";
 
 export interface EphemeralEvent {
   type: string;

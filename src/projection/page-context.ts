@@ -2,7 +2,7 @@
 import type { Tx } from "../db/client.ts";
 import type { Room } from "../db/generated/sqlite/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
-import { takeLiveEventTurn } from "../sse/live-event-order.ts";
+import { takeLiveEventTurn } from "../sse/live-event-store.ts";
 
 export interface PageContext {
   tx: Tx;
