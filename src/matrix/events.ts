@@ -1,6 +1,14 @@
 // The Matrix event contents the service writes for visitors. Every one carries the signed
 // proof block, so anyone reading the room can check the visitor signed what it says.
-import type { ProofBlock } from "../queue/payloads.ts";
+
+/** The signed proof block written into the Matrix event. */
+export interface ProofBlock {
+  public_key: string;
+  signature: string;
+  challenge: string;
+  content: string;
+  submission_id: string;
+}
 
 /** Key of the signed proof block in events the service sends for visitors. */
 export const PROOF_KEY = "service.proof";

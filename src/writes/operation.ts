@@ -3,7 +3,7 @@
 import type { Db, Tx } from "../db/client.ts";
 import type { FieldError } from "../core/errors.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
-import type { ProofBlock } from "../queue/payloads.ts";
+import type { ProofBlock } from "../matrix/events.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
 
 /** The author proof every visitor write carries, for its site. */

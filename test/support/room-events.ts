@@ -2,7 +2,7 @@
 // directly. Contents come from the service's own builders where it sends such events.
 import { randomBytes } from "node:crypto";
 import { editContent, pollResponseContent, pollStartContent, reactionContent, redactionContent, textMessageContent } from "../../src/matrix/events.ts";
-import type { ProofBlock } from "../../src/queue/payloads.ts";
+import type { ProofBlock } from "../../src/matrix/events.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 
 export const T0 = 1_795_000_000_000;

@@ -2,7 +2,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { PROOF_KEY, editContent, locationContent, pollResponseContent, pollStartContent, reactionContent, relatesTo, submissionTxnId, textMessageContent } from "../../src/matrix/events.ts";
 import { relationsOf } from "../../src/projection/message-content.ts";
-import type { ProofBlock } from "../../src/queue/payloads.ts";
+import type { ProofBlock } from "../../src/matrix/events.ts";
 
 const proof: ProofBlock = {
   public_key: "pk",
