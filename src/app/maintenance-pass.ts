@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { PeriodicPass } from "../cluster/periodic-pass.ts";
 import type { BackgroundPass } from "../cluster/leader.ts";
 import { pruneLiveEvents } from "../sse/live-event-store.ts";
+import { SubmissionStore } from "../queue/submission-store.ts";
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 /** How far back SSE clients can resume with Last-Event-ID. */
@@ -17,7 +18,6 @@ export interface MaintenanceServices {
   idempotency: Prunable;
   challenges: Prunable;
   siteWriteAuth: { signatures: Prunable };
-  submissions: { pruneSent(before: Date): Promise<void> };
   log: (message: string) => void;
 }
 
@@ -27,7 +27,7 @@ export async function runMaintenance(services: MaintenanceServices, now = new Da
   await services.challenges.pruneExpired(now);
   await services.siteWriteAuth.signatures.pruneExpired(now);
   await pruneLiveEvents(services.db, before(LIVE_EVENT_RETENTION_MS));
-  await services.submissions.pruneSent(before(SENT_SUBMISSION_RETENTION_MS));
+  await new SubmissionStore(services.db).pruneSent(before(SENT_SUBMISSION_RETENTION_MS));
 }
 
 /** Maintenance every interval while started (not at start): a background pass, run by the cluster's leader. */

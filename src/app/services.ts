@@ -56,7 +56,7 @@ export interface Services {
   idempotency: IdempotencyStore;
   comments: Comments;
   writes: WritePipeline;
-  /** Queued visitor writes: read by the dashboards' GraphQL, pruned by maintenance. */
+  /** Queued visitor writes, as the dashboards' GraphQL reads them. */
   submissions: SubmissionStore;
   health: Health;
   projector: Projector;

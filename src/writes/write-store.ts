@@ -2,19 +2,10 @@
 // transaction in which the challenge, the submission (or record) and the idempotent response
 // are stored together.
 import type { Db, Tx } from "../db/client.ts";
+import type { Target } from "./operation.ts";
 
-/** A comment as target checks see it (content still serialized). */
-export interface TargetRow {
-  eventId: string;
-  roomId: string;
-  siteId: string;
-  pageSlug: string;
-  status: string;
-  authorType: string;
-  authorPublicKey: string | null;
-  threadRoot: string | null;
-  content: string;
-}
+/** A comment as target checks see it: a Target with its page, content still serialized. */
+export type TargetRow = Omit<Target, "content"> & { siteId: string; pageSlug: string; content: string };
 
 export class WriteStore {
   constructor(private readonly db: Db) {}
