@@ -1,6 +1,6 @@
 // The queue worker: claims due submissions, performs them against the homeserver, and records
 // the outcome on the row. Each page's submissions are a lane performed one at a time in
-// submission order (src/queue/claim.ts); lanes run in parallel up to `concurrency`, so a slow,
+// submission order (src/queue/submission-store.ts); lanes run in parallel up to `concurrency`, so a slow,
 // failing or still-provisioning page holds one slot and never the others. Rows are leased and
 // the lease is renewed while the work is in flight, so several instances can share one queue
 // and a crashed worker's row is picked up again once its lease runs out.
