@@ -8,7 +8,7 @@ import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "./graphql-schema.ts";
 import { apiRoutes } from "./api-document.ts";
 import { createHttpServer } from "./http-server.ts";
-import { maintenancePass } from "./maintenance-pass.ts";
+import { startBackgroundPasses } from "./background-passes.ts";
 import { createServices, type Services } from "./services.ts";
 
 export interface RunningService {
@@ -44,19 +44,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
   });
-  // Background passes run on the cluster's leader, one line each.
-  services.leader.run("retirement", services.retirementPass);
-  services.leader.run("convergence", services.convergencePass);
-  services.leader.run("maintenance", maintenancePass(services));
-  // The passes and the bot write to Matrix like the worker, so an API-only instance runs none:
-  // it never stands for leader (its appservice endpoint still stores the bot's events for one
-  // that does). The bot's inbox rows are leased, so every worker instance may drain it.
-  if (options.worker ?? true) {
-    services.worker.start();
-    services.botInbox.start();
-    await services.leader.start();
-  }
-  await services.liveEventPoller.start();
+  const stopBackgroundPasses = await startBackgroundPasses(services, options.worker ?? true);
   services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
     services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
   );
@@ -66,10 +54,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server,
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
-      services.liveEventPoller.stop();
-      await services.leader.stop();
-      await services.botInbox.stop();
-      await services.worker.stop();
+      await stopBackgroundPasses();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await services.signals.close();

@@ -19,7 +19,7 @@ export function createGraphQLEndpoints(services: Services, schema: GraphQLSchema
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: false,
-    context: () => createContext(services, null),
+    context: () => createContext(services, null, services.mediaUrls.resolveBase(null)),
     maskedErrors: {
       // Domain errors are meant for the caller: expose their code and status.
       maskError: (error, message) => {
@@ -31,6 +31,6 @@ export function createGraphQLEndpoints(services: Services, schema: GraphQLSchema
       },
     },
   });
-  const sse = createHandler({ schema, context: () => createContext(services, null) as never });
+  const sse = createHandler({ schema, context: () => createContext(services, null, services.mediaUrls.resolveBase(null)) as never });
   return { yoga, sse };
 }

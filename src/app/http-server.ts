@@ -10,12 +10,7 @@ import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
-
-/** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-/** What the homeserver may push in one transaction: up to 100 events of up to 64 KiB, plus ephemeral data. */
-export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 
 function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
   const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
@@ -34,7 +29,19 @@ function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefin
 }
 
 export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): Server {
-  const rest = new RestApi(services, schema, routes);
+  const rest = new RestApi(
+    {
+      config: services.config,
+      signals: services.signals,
+      log: services.log,
+      operations: services,
+      requireClaim: (siteId, token) => services.sites.requireClaim(siteId, token),
+      requireSiteWrite: (siteId, pageSlug, request) => services.siteWriteAuth.require(siteId, pageSlug, request),
+      mediaBase: (request) => services.mediaUrls.resolveBase(request),
+    },
+    schema,
+    routes,
+  );
   const proxies = new TrustedProxies(services.config.server.trustedProxies);
   const operatorToken = services.config.security.operatorToken;
   const graphql = operatorToken ? createGraphQLEndpoints(services, schema) : null;

@@ -22,10 +22,11 @@ import { submissionPerformer } from "../queue/perform.ts";
 import { WritePipeline } from "../writes/pipeline.ts";
 import { visitorWrites } from "./route-table.ts";
 import { QueueWorker } from "../queue/worker.ts";
+import { SubmissionStore } from "../queue/submission-store.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
-import { prepareLiveEventTurns } from "../sse/live-event-order.ts";
+import { prepareLiveEventTurns } from "../sse/live-event-store.ts";
 import { Retirements } from "../features/retirement/requests.ts";
 import { RetirementPass } from "../features/retirement/pass.ts";
 import { StickerPacks } from "../features/stickers/packs.ts";
@@ -41,6 +42,7 @@ import { BotIntake } from "../features/governance/bot/intake.ts";
 import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
 import { PostgresSignals } from "../cluster/postgres-signals.ts";
 import { Leadership } from "../cluster/leader.ts";
+import { knownSiteIds } from "../cluster/known-sites-store.ts";
 
 export interface Services {
   config: Config;
@@ -54,6 +56,8 @@ export interface Services {
   idempotency: IdempotencyStore;
   comments: Comments;
   writes: WritePipeline;
+  /** Queued visitor writes, as the dashboards' GraphQL reads them. */
+  submissions: SubmissionStore;
   health: Health;
   projector: Projector;
   pageEvents: PageEvents;
@@ -114,7 +118,8 @@ export async function createServices(config: Config, log: (message: string) => v
   );
   const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
-  const perform = submissionPerformer(db, homeserver, provisioner);
+  const submissions = new SubmissionStore(db);
+  const perform = submissionPerformer(submissions, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
   const comments = new Comments(db, sites, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
@@ -138,6 +143,7 @@ export async function createServices(config: Config, log: (message: string) => v
     idempotency,
     comments,
     writes,
+    submissions,
     health: new Health(db, homeserver, () => worker.isRunning),
     projector,
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
@@ -169,8 +175,7 @@ export async function createServices(config: Config, log: (message: string) => v
 /** One instance per SQLite database; with PostgreSQL, every instance on it hears the signals. */
 async function clusterSignals(config: Config, db: Db, log: (message: string) => void): Promise<ClusterSignals> {
   if (providerOf(config.database.url) !== "postgres") return new LocalSignals();
-  const knownSites = async () => (await db.site.findMany({ select: { id: true } })).map((site) => site.id);
-  const signals = new PostgresSignals(config.database.url, log, knownSites, config.cluster.leaderRetryMs);
+  const signals = new PostgresSignals(config.database.url, log, () => knownSiteIds(db), config.cluster.leaderRetryMs);
   await signals.start();
   return signals;
 }

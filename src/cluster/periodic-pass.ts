@@ -13,12 +13,12 @@ export class PeriodicPass {
     return this.timer !== null;
   }
 
-  /** Runs now (work an earlier process left) and then every interval. */
-  start(intervalMs: number): void {
+  /** Runs now (work an earlier process left; unless `runNow` is false) and then every interval. */
+  start(intervalMs: number, { runNow = true } = {}): void {
     if (this.timer) return;
     this.timer = setInterval(() => this.kick(), intervalMs);
     this.timer.unref();
-    this.kick();
+    if (runNow) this.kick();
   }
 
   async stop(): Promise<void> {

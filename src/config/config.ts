@@ -1,10 +1,10 @@
 // Loading and validating the TOML configuration into a typed Config.
 import { readFileSync } from "node:fs";
+import { Resolver } from "node:dns";
 import { parse as parseToml } from "smol-toml";
 import { CONFIG_KEYS, SITE_KEYS, type ConfigValues, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
-import { checkDnsServer } from "../features/verification/resolver.ts";
 import { isValidSiteId } from "../core/identifiers.ts";
 
 export interface SiteDeclaration {
@@ -126,7 +126,8 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
     throw new ConfigError(`configuration key "server.trusted_proxies": ${(err as Error).message}`);
   }
   try {
-    if (security.dnsResolver) checkDnsServer(security.dnsResolver);
+    // Throws unless it is what Resolver#setServers accepts ("ip", "ip:port", "[ipv6]:port").
+    if (security.dnsResolver) new Resolver().setServers([security.dnsResolver as string]);
   } catch (err) {
     throw new ConfigError(`configuration key "security.dns_resolver": ${(err as Error).message}`);
   }

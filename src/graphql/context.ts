@@ -1,14 +1,30 @@
 // What every GraphQL operation runs with: the services, and the HTTP request behind it when
 // it came through the REST adapter.
 import DataLoader from "dataloader";
-import type { Services } from "../app/services.ts";
+import type { Db } from "../db/client.ts";
 import type { IdempotencyScope, RequestInfo } from "../core/request.ts";
 import type { Reaction } from "../db/generated/sqlite/client.ts";
 import type { Membership } from "../projection/members.ts";
-import type { CheckedSite } from "../features/sites/site-write-auth.ts";
+import { reactionsOn, roomMembers } from "./batch-read-store.ts";
+
+/**
+ * What resolvers reach as `ctx.services`. Declared here is what shared code uses; each feature
+ * (and the write pipeline) adds its services by augmenting this interface where its resolvers
+ * are (`declare module "…/graphql/context.ts"`), and the composition root provides them all.
+ */
+export interface ContextServices {
+  /** The Prisma plugin's client (src/graphql/builder.ts), and the loaders'. */
+  db: Db;
+}
+
+/** A site the route adapter's site-write gate loaded and passed for a request: later stages need not load it again. */
+export interface CheckedSite {
+  site: { id: string };
+  pageSlug: string | undefined;
+}
 
 export interface GraphQLContext {
-  services: Services;
+  services: ContextServices;
   request: RequestInfo | null;
   idempotency: IdempotencyScope | null;
   /** Current room profiles, batched per operation: key `${roomId}\0${userId}`. */
@@ -33,24 +49,22 @@ export interface GraphQLContext {
 const BATCH_ONLY = { cache: false } as const;
 
 export function createContext(
-  services: Services,
+  services: ContextServices,
   request: RequestInfo | null,
+  mediaBase: string | null,
   idempotency: IdempotencyScope | null = null,
   checkedSite: CheckedSite | null = null,
 ): GraphQLContext {
   const profiles = new DataLoader<string, Membership | null>(async (keys) => {
-    const pairs = keys.map((k) => k.split("\u0000") as [string, string]);
-    const rows = await services.db.roomMember.findMany({
-      where: { OR: pairs.map(([roomId, userId]) => ({ roomId, userId })) },
-    });
+    const rows = await roomMembers(services.db, keys.map((k) => k.split("\u0000") as [string, string]));
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));
     return keys.map((k) => byKey.get(k) ?? null);
   }, BATCH_ONLY);
   const reactions = new DataLoader<string, Reaction[]>(async (eventIds) => {
-    const rows = await services.db.reaction.findMany({ where: { targetEventId: { in: [...eventIds] } } });
+    const rows = await reactionsOn(services.db, [...eventIds]);
     const byTarget = new Map<string, Reaction[]>();
     for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
     return eventIds.map((id) => byTarget.get(id) ?? []);
   }, BATCH_ONLY);
-  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase: services.mediaUrls.resolveBase(request) };
+  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase };
 }

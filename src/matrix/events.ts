@@ -1,7 +1,15 @@
 // What every Matrix event the service writes for visitors shares: the signed proof block (so
 // anyone reading the room can check the visitor signed what it says), the relations of a reply or
 // thread, the size limits, the transaction ids. Each operation builds its own event content.
-import type { ProofBlock } from "../queue/payloads.ts";
+
+/** The signed proof block written into the Matrix event. */
+export interface ProofBlock {
+  public_key: string;
+  signature: string;
+  challenge: string;
+  content: string;
+  submission_id: string;
+}
 
 /** Key of the signed proof block in events the service sends for visitors. */
 export const PROOF_KEY = "service.proof";

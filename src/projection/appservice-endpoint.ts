@@ -2,9 +2,16 @@
 // surface, so errors use Matrix's errcode format).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
-import type { Services } from "../app/services.ts";
+import type { Projector } from "./projector.ts";
 import type { RoomEvent } from "./message-content.ts";
 import type { EphemeralEvent } from "./ephemeral.ts";
+
+/** What the endpoint uses (the composition root provides it). */
+export interface AppserviceServices {
+  config: { matrix: { hsToken: string } };
+  projector: Pick<Projector, "applyTransaction">;
+  log: (message: string) => void;
+}
 
 const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
 
@@ -13,7 +20,7 @@ function matrixError(res: ServerResponse, status: number, errcode: string, error
   res.end(JSON.stringify({ errcode, error }));
 }
 
-function authorized(services: Services, req: IncomingMessage, query: URLSearchParams): boolean {
+function authorized(services: AppserviceServices, req: IncomingMessage, query: URLSearchParams): boolean {
   const header = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
   const presented = header ?? query.get("access_token") ?? "";
   const expected = services.config.matrix.hsToken;
@@ -24,7 +31,7 @@ function authorized(services: Services, req: IncomingMessage, query: URLSearchPa
  * `readBody` is called only once the homeserver token checks out, so nobody else can make the
  * service buffer a transaction-sized body; it resolves null when it has answered itself (413).
  */
-export async function handleAppservice(services: Services, req: IncomingMessage, res: ServerResponse, target: string, readBody: () => Promise<Buffer | null>): Promise<void> {
+export async function handleAppservice(services: AppserviceServices, req: IncomingMessage, res: ServerResponse, target: string, readBody: () => Promise<Buffer | null>): Promise<void> {
   const [path, search] = target.split("?") as [string, string | undefined];
   if (!authorized(services, req, new URLSearchParams(search ?? ""))) {
     matrixError(res, 403, "M_FORBIDDEN", "Bad homeserver token");

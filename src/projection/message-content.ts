@@ -1,6 +1,6 @@
 // Turning Matrix room events into the API's semantic types (pure).
 import { PROOF_KEY } from "../matrix/events.ts";
-import type { ProofBlock } from "../queue/payloads.ts";
+import type { ProofBlock } from "../matrix/events.ts";
 import { EDIT_REL_TYPE, isEdit } from "./edits.ts";
 import { parsePoll, pollContent, POLL_START_TYPES } from "./polls.ts";
 import { num, obj, str, type RoomEvent } from "./room-event.ts";

@@ -2,15 +2,6 @@
 // accepted (so its size was checked before the 202), plus the visitor's profile data.
 // Stored as JSON in Submission.payload.
 
-/** The signed proof block written into the Matrix event. */
-export interface ProofBlock {
-  public_key: string;
-  signature: string;
-  challenge: string;
-  content: string;
-  submission_id: string;
-}
-
 export type MatrixAction =
   /** Send an event; roomId null means the page's room, provisioned on first use. */
   | { action: "send"; roomId: string | null; type: string; content: Record<string, unknown> }

@@ -1,18 +1,26 @@
 // Performing a queued visitor write: provision what is missing (Space, page room, virtual
 // user, membership), then apply the Matrix effect computed when the write was accepted.
-import type { Db } from "../db/client.ts";
 import type { Submission } from "../db/generated/sqlite/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
-import type { Provisioner } from "../features/rooms/provisioning.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { submissionTxnId } from "../matrix/events.ts";
 import type { MatrixAction, SubmissionPayload } from "./payloads.ts";
 import type { SubmissionHandler } from "./worker.ts";
+import type { SubmissionStore } from "./submission-store.ts";
 
 /** How far back (pages of 100 of the sender's events) a resend looks for its earlier event. */
 const RESEND_LOOKBACK_PAGES = 5;
 
-export function submissionPerformer(db: Db, hs: Homeserver, provisioner: Provisioner): SubmissionHandler {
+/** What a submission needs in place before its effect (the rooms feature's Provisioner). */
+export interface SubmissionProvisioning {
+  ensurePageRoom(siteId: string, pageSlug: string): Promise<string>;
+  ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string>;
+  ensureJoined(userId: string, roomId: string): Promise<void>;
+  /** Forgets a remembered join (the homeserver refused the user); true when there was one. */
+  forgetJoined(userId: string, roomId: string): boolean;
+}
+
+export function submissionPerformer(submissions: SubmissionStore, hs: Homeserver, provisioner: SubmissionProvisioning): SubmissionHandler {
   return async (submission: Submission): Promise<string | null> => {
     const { displayName, matrix } = JSON.parse(submission.payload) as SubmissionPayload;
     const [roomId, userId] = await Promise.all([
@@ -22,7 +30,7 @@ export function submissionPerformer(db: Db, hs: Homeserver, provisioner: Provisi
     // The claim counts attempts before anything is sent, so attempts > 1 means an earlier one
     // may have reached the homeserver; its transaction id dedupes only until Synapse restarts.
     if (submission.attempts > 1 && matrix.action !== "unreact") {
-      const earlier = await earlierEvent(db, hs, submission.id, userId, roomId);
+      const earlier = await earlierEvent(submissions, hs, submission.id, userId, roomId);
       if (earlier) return earlier;
     }
     await provisioner.ensureJoined(userId, roomId);
@@ -42,9 +50,8 @@ export function submissionPerformer(db: Db, hs: Homeserver, provisioner: Provisi
 }
 
 /** The event an earlier attempt of this submission produced: from the projection, else the room's timeline. */
-async function earlierEvent(db: Db, hs: Homeserver, submissionId: string, userId: string, roomId: string): Promise<string | null> {
-  const projected = await db.comment.findFirst({ where: { submissionId }, select: { eventId: true } });
-  return projected?.eventId ?? hs.findSubmissionEvent(userId, roomId, submissionId, RESEND_LOOKBACK_PAGES);
+async function earlierEvent(submissions: SubmissionStore, hs: Homeserver, submissionId: string, userId: string, roomId: string): Promise<string | null> {
+  return (await submissions.projectedEventId(submissionId)) ?? hs.findSubmissionEvent(userId, roomId, submissionId, RESEND_LOOKBACK_PAGES);
 }
 
 async function applyEffect(hs: Homeserver, userId: string, roomId: string, txnId: string, matrix: MatrixAction): Promise<string | null> {

@@ -1,21 +1,16 @@
 // The queue worker: claims due submissions, performs them against the homeserver, and records
 // the outcome on the row. Each page's submissions are a lane performed one at a time in
-// submission order (src/queue/claim.ts); lanes run in parallel up to `concurrency`, so a slow,
+// submission order (src/queue/submission-store.ts); lanes run in parallel up to `concurrency`, so a slow,
 // failing or still-provisioning page holds one slot and never the others. Rows are leased and
 // the lease is renewed while the work is in flight, so several instances can share one queue
 // and a crashed worker's row is picked up again once its lease runs out.
 import type { Db } from "../db/client.ts";
+import { PeriodicPass } from "../cluster/periodic-pass.ts";
 import type { Provider } from "../db/database-url.ts";
 import type { Submission } from "../db/generated/sqlite/client.ts";
 import { classifyMatrixError } from "../matrix/errors.ts";
 import { retryDelayMs } from "./backoff.ts";
-import { claimLaneHeads } from "./claim.ts";
-
-/** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
-interface Claim {
-  id: string;
-  attempts: number;
-}
+import { SubmissionStore, type Claim, type Outcome } from "./submission-store.ts";
 
 /** Performs one submission; returns the Matrix event id it produced. */
 export type SubmissionHandler = (submission: Submission) => Promise<string | null>;
@@ -39,13 +34,16 @@ export class QueueWorker {
   /** A wake that came while the loop was busy: the next idle wait returns at once. */
   private woken = false;
   private readonly inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
-  private renewTimer: NodeJS.Timeout | null = null;
+  private readonly renewal = new PeriodicPass(() => this.renewLeases());
+  private readonly submissions: SubmissionStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly handlers: Record<string, SubmissionHandler>,
     private readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.submissions = new SubmissionStore(db);
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -54,7 +52,7 @@ export class QueueWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
+    this.renewal.start(Math.max(1, Math.floor(this.options.leaseMs / 3)));
     this.loop = this.run();
   }
 
@@ -64,8 +62,7 @@ export class QueueWorker {
     this.wake();
     await this.loop;
     await this.settled();
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    this.renewTimer = null;
+    await this.renewal.stop();
   }
 
   /** Called when a submission was queued or a lane moved on, so work starts without waiting for the next poll. */
@@ -112,7 +109,7 @@ export class QueueWorker {
   private async claimDue(now: Date): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const claimed = await claimLaneHeads(this.db, this.options.provider, now, new Date(now.getTime() + this.options.leaseMs), free);
+    const claimed = await this.submissions.claimLaneHeads(this.options.provider, now, new Date(now.getTime() + this.options.leaseMs), free);
     for (const submission of claimed) {
       const claim = { id: submission.id, attempts: submission.attempts };
       const done = this.perform(submission, claim).finally(() => {
@@ -133,7 +130,7 @@ export class QueueWorker {
     if (this.inFlight.size === 0) return;
     const leaseUntil = new Date(Date.now() + this.options.leaseMs);
     try {
-      await Promise.all([...this.inFlight.values()].map(({ claim }) => this.db.submission.updateMany({ where: { ...held(claim) }, data: { leaseUntil } })));
+      await Promise.all([...this.inFlight.values()].map(({ claim }) => this.submissions.renewLease(claim, leaseUntil)));
     } catch (err) {
       this.options.log?.(`queue: renewing leases: ${(err as Error).message}`);
     }
@@ -171,11 +168,7 @@ export class QueueWorker {
   }
 
   /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own). */
-  private async record(claim: Claim, data: { status?: string; eventId?: string | null; leaseUntil: null; lastError: string | null; completedAt?: Date; nextAttemptAt?: Date }): Promise<void> {
-    const updated = await this.db.submission.updateMany({ where: held(claim), data });
-    if (updated.count === 0) this.options.log?.(`queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`);
+  private async record(claim: Claim, outcome: Outcome): Promise<void> {
+    if (!(await this.submissions.record(claim, outcome))) this.options.log?.(`queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`);
   }
 }
-
-/** The row as this claim left it: still queued, on the claim's attempt. */
-const held = (claim: Claim) => ({ id: claim.id, attempts: claim.attempts, status: "queued" });

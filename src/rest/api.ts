@@ -6,19 +6,20 @@ import { pipeline } from "node:stream/promises";
 import { timingSafeEqual } from "node:crypto";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import type { Services } from "../app/services.ts";
-import { createContext } from "../graphql/context.ts";
+import type { Config } from "../config/config.ts";
+import type { ClusterSignals } from "../cluster/signals.ts";
+import { createContext, type CheckedSite, type ContextServices } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../core/errors.ts";
 import type { IdempotencyScope, RequestHead, RequestInfo } from "../core/request.ts";
-import type { CheckedSite } from "../features/sites/site-write-auth.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
-import type { Route, RouteInput, RouteResult } from "./route.ts";
+import type { Route, RouteInput, RouteResult, RouteServices } from "./route.ts";
 import { Router } from "./router.ts";
 import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { badlyEncodedPart } from "./request-target.ts";
-import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
+import { preAuthBudgets } from "./rate-limits.ts";
+import { buildLimiters, SSE_STREAMS_RETRY_AFTER_SECONDS, type Limiter, type RateLimitName } from "../config/limits.ts";
 import { SseWriter, sseMessage } from "../sse/sse-writer.ts";
 import { SharedFeeds, type FeedClient, type Frame } from "../sse/shared-feed.ts";
 import { CachedReads } from "./cached-reads.ts";
@@ -27,6 +28,21 @@ import { CachedRead } from "./read-cache.ts";
 const CORS_ALLOW_HEADERS =
   "Content-Type, Idempotency-Key, X-Service-Timestamp, X-Service-Signature, X-Service-Claim-Token, Last-Event-ID, Authorization";
 const CORS_EXPOSE_HEADERS = "Idempotent-Replayed, Retry-After, Accept-Query";
+
+/** What the adapter needs from the rest of the service (the composition root provides it). */
+export interface RestServices {
+  config: Config;
+  signals: ClusterSignals;
+  log: (message: string) => void;
+  /** What operations' resolvers get as ctx.services, and binary routes answer from. */
+  operations: ContextServices & RouteServices;
+  /** Claim routes' gate (Sites.requireClaim): throws unless the claim token is the site's. */
+  requireClaim(siteId: string, token: string | undefined): Promise<unknown>;
+  /** Site-write routes' gate (SiteWriteAuth.require): throws unless the request may write to the site. */
+  requireSiteWrite(siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<CheckedSite>;
+  /** What media proxy URLs in a request's answers are absolute against (MediaUrls.resolveBase). */
+  mediaBase(request: RequestInfo | null): string | null;
+}
 
 interface Prepared {
   route: Route;
@@ -47,7 +63,7 @@ export class RestApi {
   readonly reads: CachedReads;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: RestServices,
     private readonly schema: GraphQLSchema,
     routes: Route[],
   ) {
@@ -109,7 +125,7 @@ export class RestApi {
       const prepared = this.prepared.get(match.route)!;
       this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
-      if (prepared.route.auth === "claim") await this.services.sites.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
+      if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
       const target = this.readTarget(prepared, match.params, head);
       const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
@@ -117,7 +133,7 @@ export class RestApi {
       const request: RequestInfo = { ...head, rawBody };
       const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
       // Site write auth may be HMAC over the body hash: after the body.
-      const checkedSite = prepared.route.auth === "site-write" ? await this.services.siteWriteAuth.require(input.params.site_id!, input.params.page_slug, request) : null;
+      const checkedSite = prepared.route.auth === "site-write" ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request) : null;
       this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(prepared.route, request, input.query) : null;
       if (prepared.route.kind === "stream") {
@@ -125,7 +141,7 @@ export class RestApi {
         return;
       }
       if (prepared.route.kind === "binary") {
-        const result = await prepared.route.respond(input, this.services);
+        const result = await prepared.route.respond(input, this.services.operations);
         await sendStream(res, { ...headers, ...result.headers }, result.body);
         return;
       }
@@ -207,14 +223,15 @@ export class RestApi {
     checkedSite: CheckedSite | null,
   ): Promise<RouteResult | CachedRead> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
+    const mediaBase = this.services.mediaBase(request);
     const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
-      const contextValue = createContext(this.services, request, idempotency, checkedSite);
+      const contextValue = createContext(this.services.operations, request, mediaBase, idempotency, checkedSite);
       const result = await execute({ schema: this.schema, document: document ?? prepared.document!, variableValues, contextValue });
       throwFirstError(result);
       return result.data;
     };
     const variables = route.variables(input);
-    if (route.cache) return this.reads.read(route, route.cache, variables, this.services.mediaUrls.resolveBase(request), run);
+    if (route.cache) return this.reads.read(route, route.cache, variables, mediaBase, run);
     return route.respond(await run(null, variables));
   }
 
@@ -231,7 +248,7 @@ export class RestApi {
     // The slot is checked and taken in one synchronous step, so concurrent connects cannot
     // overshoot the cap.
     if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) {
-      throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", { headers: { "Retry-After": "3600" } });
+      throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", { headers: { "Retry-After": String(SSE_STREAMS_RETRY_AFTER_SECONDS) } });
     }
     this.openStreams++;
     let client: FeedClient | null = null;
@@ -253,7 +270,7 @@ export class RestApi {
     res.once("close", free);
     try {
       // Frames carry absolute media URLs: clients reaching the service under one base URL share a feed.
-      const base = this.services.mediaUrls.resolveBase(request);
+      const base = this.services.mediaBase(request);
       const joined = await this.feeds.join(
         `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(shared)}`,
         () => this.frames(prepared, { ...shared, [route.resume.after]: null }, null, base),
@@ -289,7 +306,7 @@ export class RestApi {
    */
   private async frames(prepared: Prepared, variableValues: Record<string, unknown>, request: RequestInfo | null, mediaBase: string | null): Promise<AsyncIterator<Frame>> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
-    const contextValue = { ...createContext(this.services, request), mediaBase };
+    const contextValue = createContext(this.services.operations, request, mediaBase);
     const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue });
     if (!(Symbol.asyncIterator in result)) {
       throwFirstError(result);

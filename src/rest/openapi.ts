@@ -13,7 +13,8 @@ import {
 import type { Auth, Route } from "./route.ts";
 import { isRateLimited } from "./rate-limits.ts";
 import { referencedComponents, type JSONSchema } from "./schemas.ts";
-import { HOMESERVER_RETRY_AFTER_SECONDS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "./problem.ts";
+import { HOMESERVER_RETRY_AFTER_SECONDS } from "../config/limits.ts";
 
 /**
  * Descriptions of the tags routes use; the document lists the tags in use (one missing here

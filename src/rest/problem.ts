@@ -1,6 +1,7 @@
 // RFC 9457 problem details: the one mapping from failures to HTTP error responses.
 import { DomainError, type FieldError } from "../core/errors.ts";
 import { homeserverFailure } from "../matrix/errors.ts";
+import { HOMESERVER_RETRY_AFTER_SECONDS } from "../config/limits.ts";
 
 export const PROBLEM_TYPE_BASE = "urn:comment-service:problem:";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -46,9 +47,6 @@ export interface ProblemResponse {
   problem: Problem;
   headers: Record<string, string>;
 }
-
-/** The Retry-After (seconds) of 503 homeserver-unavailable: a constant, not a prediction. */
-export const HOMESERVER_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Homeserver failures of routes that wait on the homeserver (uploads, avatars, sticker edits):

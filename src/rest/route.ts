@@ -2,10 +2,9 @@
 // validation, handlers and the OpenAPI document are all derived.
 import type { FromSchema, JSONSchema as TypedSchema } from "json-schema-to-ts";
 import type { JSONSchema } from "./schemas.ts";
-import type { RateLimitName } from "./rate-limits.ts";
+import type { RateLimitName } from "../config/limits.ts";
 import type { Config } from "../config/config.ts";
 import type { Readable } from "node:stream";
-import type { Services } from "../app/services.ts";
 import type { AnyWriteOperation } from "../writes/operation.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
@@ -50,7 +49,7 @@ interface RouteBase {
   tag: string;
   auth: Auth;
   /**
-   * The route's rate-limit group (src/rest/rate-limits.ts), spent per client before anything
+   * The route's rate-limit group (src/config/limits.ts), spent per client before anything
    * else, authentication included. Claim routes also spend the claimToken bucket and operator
    * routes the operator budget, without naming them.
    */
@@ -148,6 +147,12 @@ export interface StaticRoute extends RouteBase {
 }
 
 /**
+ * What binary routes answer from: each feature with such a route adds what it uses by
+ * augmenting this interface (`declare module`), and the composition root provides it.
+ */
+export interface RouteServices {}
+
+/**
  * A route whose success body is bytes streamed to the client (the media proxy), answered
  * without GraphQL: `respond` throws DomainErrors for its failures before any byte is sent; a
  * stream that fails later is cut off (the connection reset), never ended as if complete. Its
@@ -155,7 +160,7 @@ export interface StaticRoute extends RouteBase {
  */
 export interface BinaryRoute extends RouteBase {
   kind: "binary";
-  respond: (input: RouteInput, services: Services) => Promise<{ headers: Record<string, string>; body: Readable }>;
+  respond: (input: RouteInput, services: RouteServices) => Promise<{ headers: Record<string, string>; body: Readable }>;
 }
 
 export type Route = OperationRoute | StreamRoute | StaticRoute | BinaryRoute;

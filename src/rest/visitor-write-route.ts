@@ -3,7 +3,7 @@
 // (snake_case → the input's camelCase), and a 202 {submission_id} or 204 answer, or an
 // immediate write's 200 result (uploads, whose body is raw bytes). A route declares only what differs.
 import type { Auth, Method, OperationRoute, RawBody, RouteInput } from "./route.ts";
-import type { RateLimitName } from "./rate-limits.ts";
+import type { RateLimitName } from "../config/limits.ts";
 import { ref, type JSONSchema } from "./schemas.ts";
 import type { AnyWriteOperation } from "../writes/operation.ts";
 

@@ -3,14 +3,17 @@
 // projecting instance, through PostgreSQL NOTIFY on the others) and, as a safety net for a
 // lost signal, every live.fallback_poll_ms. The table, not the signal, says what is new.
 import type { Db } from "../db/client.ts";
+import { PeriodicPass } from "../cluster/periodic-pass.ts";
 import type { LiveEvents } from "./live-events.ts";
+import { latestLiveEventId, liveEventPagesAfter } from "./live-event-store.ts";
+
+/** Rows one poll reads at most (the rest wait for the next). */
+const BATCH = 1000;
 
 export class LiveEventPoller {
   private lastSeen = 0;
-  private timer: NodeJS.Timeout | null = null;
-  /** Polls run one at a time; a request during a poll runs once more after it. */
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** Polls run one at a time; a kick during a poll runs once more after it. */
+  private readonly pass = new PeriodicPass(() => this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`)));
 
   constructor(
     private readonly db: Db,
@@ -19,44 +22,24 @@ export class LiveEventPoller {
     private readonly fallbackPollMs: number,
   ) {}
 
+  /** From the newest event on: streams read what came before themselves. */
   async start(): Promise<void> {
-    const latest = await this.db.liveEvent.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
-    this.lastSeen = latest?.id ?? 0;
-    this.timer = setInterval(() => this.kick(), this.fallbackPollMs);
-    this.timer.unref();
+    this.lastSeen = await latestLiveEventId(this.db);
+    this.pass.start(this.fallbackPollMs);
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.pass.stop();
   }
 
   /** Polls soon; failures are logged (the next signal or the fallback poll tries again). */
   kick(): void {
-    this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`));
+    this.pass.kick();
   }
 
   /** Publishes every page that has events newer than the last poll. */
-  async poll(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.pollOnce();
-      } while (this.again);
-    })().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private async pollOnce(): Promise<void> {
-    const fresh = await this.db.liveEvent.findMany({
-      where: { id: { gt: this.lastSeen } },
-      orderBy: { id: "asc" },
-      select: { id: true, siteId: true, pageSlug: true },
-      take: 1000,
-    });
+  private async poll(): Promise<void> {
+    const fresh = await liveEventPagesAfter(this.db, this.lastSeen, BATCH);
     const pages = new Map(fresh.map((e) => [`${e.siteId}\u0000${e.pageSlug}`, e]));
     for (const { siteId, pageSlug } of pages.values()) this.live.publish(siteId, pageSlug);
     this.lastSeen = fresh.at(-1)?.id ?? this.lastSeen;

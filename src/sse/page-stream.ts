@@ -6,6 +6,7 @@
 import type { Db } from "../db/client.ts";
 import type { LiveEvent } from "../db/generated/sqlite/client.ts";
 import type { LiveEvents } from "./live-events.ts";
+import { latestLiveEventId, pageLiveEvents } from "./live-event-store.ts";
 
 const BATCH = 100;
 
@@ -28,10 +29,7 @@ export class PageEvents {
     if (until === null) stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
     try {
       if (after !== null) stream.cursor = after;
-      else {
-        const latest = await this.db.liveEvent.findFirst({ where: { siteId, pageSlug }, orderBy: { id: "desc" }, select: { id: true } });
-        stream.cursor = latest?.id ?? 0;
-      }
+      else stream.cursor = await latestLiveEventId(this.db, { siteId, pageSlug });
       // The snapshot carries the cursor as its id, so resuming from it loses nothing.
       const snapshot = await this.typingSnapshot(siteId, pageSlug);
       stream.push({ id: stream.cursor, siteId, pageSlug, type: "ephemeral", eventId: null, payload: JSON.stringify(snapshot), createdAt: new Date() });
@@ -74,11 +72,7 @@ class PageStream implements AsyncIterableIterator<LiveEvent> {
       if (event) return { value: event, done: false };
       if (this.dirty) {
         this.dirty = false;
-        const rows = await this.db.liveEvent.findMany({
-          where: { siteId: this.siteId, pageSlug: this.pageSlug, id: this.until === null ? { gt: this.cursor } : { gt: this.cursor, lte: this.until } },
-          orderBy: { id: "asc" },
-          take: BATCH,
-        });
+        const rows = await pageLiveEvents(this.db, this.siteId, this.pageSlug, this.cursor, this.until, BATCH);
         if (rows.length === BATCH) this.dirty = true;
         const last = rows.at(-1);
         if (last) this.cursor = last.id;

@@ -1,5 +1,14 @@
 // Queued visitor writes: the answer to a write, and the queue rows for dashboards.
 import { builder } from "../graphql/builder.ts";
+import type { WritePipeline } from "./pipeline.ts";
+import type { SubmissionStore } from "../queue/submission-store.ts";
+
+declare module "../graphql/context.ts" {
+  interface ContextServices {
+    writes: WritePipeline;
+    submissions: SubmissionStore;
+  }
+}
 
 export const SubmissionAccepted = builder.simpleObject("SubmissionAccepted", {
   fields: (t) => ({
@@ -29,6 +38,6 @@ builder.queryField("submission", (t) =>
     type: "Submission",
     nullable: true,
     args: { id: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.services.db.submission.findUnique({ ...query, where: { id: args.id } }),
+    resolve: (query, _root, args, ctx) => ctx.services.submissions.byId(args.id, query),
   }),
 );

@@ -3,10 +3,8 @@
 import type { Db, Tx } from "../db/client.ts";
 import type { FieldError } from "../core/errors.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
-import type { ProofBlock } from "../queue/payloads.ts";
+import type { ProofBlock } from "../matrix/events.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
-import type { Provisioner } from "../features/rooms/provisioning.ts";
-import type { FoundSticker } from "../features/stickers/packs.ts";
 import type { ObjectRef } from "@pothos/core";
 import type { builder } from "../graphql/builder.ts";
 
@@ -75,11 +73,21 @@ export interface EffectScope extends WriteScope {
   targets: Record<string, Target>;
 }
 
+/** A pack image found by its url, for sticker comments (which take their metadata from the pack). */
+export interface FoundSticker {
+  body: string | null;
+  info: Record<string, unknown> | null;
+  packId: string;
+  shortcode: string;
+}
+
 /** What an operation's own lookups and immediate effects may use (the composition root provides it). */
 export interface OperationServices {
   db: Db;
   homeserver: Homeserver;
-  provisioner: Provisioner;
+  /** Creates the site's virtual user of a visitor key (the rooms feature's Provisioner). */
+  provisioner: { ensureVisitor(siteId: string, publicKey: string, displayName: string | null): Promise<string> };
+  /** The sticker with this image URL in the site's packs (the stickers feature's StickerPacks). */
   stickers: { findImage(siteId: string, url: string): Promise<FoundSticker | null> };
 }
 

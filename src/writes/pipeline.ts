@@ -8,18 +8,26 @@
 // consumes neither its challenge nor its Idempotency-Key.
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../db/client.ts";
+import { WriteStore } from "./write-store.ts";
+import { SubmissionStore } from "../queue/submission-store.ts";
 import { forbidden, validationError, type FieldError } from "../core/errors.ts";
 import type { IdempotencyScope } from "../core/request.ts";
-import type { Sites } from "../features/sites/sites.ts";
-import type { CheckedSite } from "../features/sites/site-write-auth.ts";
+import type { CheckedSite } from "../graphql/context.ts";
 import { Challenges, type CheckedChallenge } from "./challenge-store.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store.ts";
 import { parseAuthorProof, verifySignature, type ParsedProof } from "../security/author-proof.ts";
-import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
+import type { SubmissionPayload } from "../queue/payloads.ts";
+import type { ProofBlock } from "../matrix/events.ts";
 import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
 import { checkEventSize } from "./event-size.ts";
+
+/** Whether a site (and page) accepts writes at all: the sites feature's Sites.requireWritable. */
+export interface SiteGate {
+  /** The site, when it exists and is writable (the page too, when given); throws otherwise. */
+  requireWritable(siteId: string, pageSlug?: string): Promise<{ id: string }>;
+}
 
 export interface WriteAccepted {
   submissionId: string;
@@ -52,14 +60,20 @@ interface Replay {
 }
 
 export class WritePipeline {
+  private readonly store: WriteStore;
+  private readonly submissions: SubmissionStore;
+
   constructor(
-    private readonly db: Db,
-    private readonly sites: Sites,
+    db: Db,
+    private readonly sites: SiteGate,
     private readonly challenges: Challenges,
     private readonly idempotency: IdempotencyStore,
     private readonly onQueued: () => void,
     private readonly services: OperationServices,
-  ) {}
+  ) {
+    this.store = new WriteStore(db);
+    this.submissions = new SubmissionStore(db);
+  }
 
   /** A queued write: stored with its Matrix effect for the worker; 202 {submission_id} or 204. */
   async accept<Input extends AuthorProofInput, Checked>(
@@ -87,17 +101,15 @@ export class WritePipeline {
 
     const response: StoredResponse = operation.answer === "submission" ? { status: 202, body: { submission_id: submissionId } } : { status: 204, body: null };
     const raced = await this.commit(admitted, idempotency, response, (tx) =>
-      tx.submission.create({
-        data: {
-          id: submissionId,
-          kind: operation.kind,
-          siteId: admitted.siteId,
-          pageSlug: scope.pageSlug,
-          authorPublicKey: scope.author,
-          payload: JSON.stringify(payload),
-          // The page's queue order (stamped after the transaction's first write, see submissionStamp).
-          createdAt: submissionStamp(),
-        },
+      this.submissions.add(tx, {
+        id: submissionId,
+        kind: operation.kind,
+        siteId: admitted.siteId,
+        pageSlug: scope.pageSlug,
+        authorPublicKey: scope.author,
+        payload: JSON.stringify(payload),
+        // The page's queue order (stamped after the transaction's first write, see submissionStamp).
+        createdAt: submissionStamp(),
       }),
     );
     if (raced) return accepted(raced, true);
@@ -155,7 +167,7 @@ export class WritePipeline {
     const loaded = operation.load ? await operation.load(checked, scope, this.services) : checked;
 
     const rules = operation.targets?.(loaded) ?? [];
-    const targets = await resolveTargets(this.db, scope, author, rules);
+    const targets = await resolveTargets(this.store, scope, author, rules);
     operation.checkTargets?.(loaded, targets);
     return { siteId: site.id, checked: loaded, scope, proof, spendable, targets };
   }
@@ -167,7 +179,7 @@ export class WritePipeline {
   private async commit(admitted: Admitted<unknown, unknown>, idempotency: IdempotencyScope | null, response: StoredResponse, store: (tx: Tx) => Promise<unknown>): Promise<StoredResponse | null> {
     const author = admitted.scope.author;
     try {
-      await this.db.$transaction(async (tx) => {
+      await this.store.transaction(async (tx) => {
         await this.challenges.spend(tx, admitted.spendable);
         await store(tx);
         if (idempotency) await this.idempotency.record(tx, author, idempotency, response);

@@ -1,17 +1,14 @@
 // Target checks: the comments a write points at must be comments of this page, not redacted,
 // and whatever else the operation's rules say (its own, a poll, a possible thread root).
-import type { Db } from "../db/client.ts";
+import type { WriteStore } from "./write-store.ts";
 import { DomainError, forbidden, notFound, validationError } from "../core/errors.ts";
 import type { SiteScope, Target, TargetRule } from "./operation.ts";
 
 /** A site-level write (no page) has no comment targets: any rule it had would find none. */
-export async function resolveTargets(db: Db, scope: SiteScope & { pageSlug?: string }, author: string, rules: TargetRule[]): Promise<Record<string, Target>> {
+export async function resolveTargets(store: WriteStore, scope: SiteScope & { pageSlug?: string }, author: string, rules: TargetRule[]): Promise<Record<string, Target>> {
   const wanted = rules.filter((r): r is TargetRule & { eventId: string } => r.eventId !== null);
   if (wanted.length === 0) return {};
-  const rows = await db.comment.findMany({
-    where: { eventId: { in: wanted.map((r) => r.eventId) } },
-    select: { eventId: true, roomId: true, siteId: true, pageSlug: true, status: true, authorType: true, authorPublicKey: true, threadRoot: true, content: true },
-  });
+  const rows = await store.targetComments(wanted.map((r) => r.eventId));
   const byId = new Map(rows.map((row) => [row.eventId, row]));
   const targets: Record<string, Target> = {};
   for (const rule of wanted) {

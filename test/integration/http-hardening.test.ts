@@ -8,7 +8,7 @@ import { request as httpRequest, createServer, type IncomingHttpHeaders } from "
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { apiRoutes } from "../../src/app/api-document.ts";
-import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../../src/app/http-server.ts";
+import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../../src/config/limits.ts";
 import { DRAIN_CEILING_BYTES } from "../../src/rest/request-body.ts";
 import { SseWriter } from "../../src/sse/sse-writer.ts";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";

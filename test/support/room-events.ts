@@ -7,7 +7,7 @@ import { editContent } from "../../src/features/comments/operations/edit-comment
 import { reactionContent } from "../../src/features/comments/operations/react.ts";
 import { pollStartContent } from "../../src/features/comments/operations/create-poll.ts";
 import { pollResponseContent } from "../../src/features/comments/operations/vote.ts";
-import type { ProofBlock } from "../../src/queue/payloads.ts";
+import type { ProofBlock } from "../../src/matrix/events.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 
 export const T0 = 1_795_000_000_000;

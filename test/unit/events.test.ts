@@ -8,7 +8,7 @@ import { pollStartContent } from "../../src/features/comments/operations/create-
 import { pollResponseContent } from "../../src/features/comments/operations/vote.ts";
 import { locationContent } from "../../src/features/comments/operations/post-location.ts";
 import { relationsOf } from "../../src/projection/message-content.ts";
-import type { ProofBlock } from "../../src/queue/payloads.ts";
+import type { ProofBlock } from "../../src/matrix/events.ts";
 
 const proof: ProofBlock = {
   public_key: "pk",

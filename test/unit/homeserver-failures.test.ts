@@ -12,7 +12,8 @@ import { DomainError } from "../../src/core/errors.ts";
 import { classifyMatrixError, homeserverFailure } from "../../src/matrix/errors.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { HOMESERVER_RETRY_AFTER_SECONDS, toProblem } from "../../src/rest/problem.ts";
+import { toProblem } from "../../src/rest/problem.ts";
+import { HOMESERVER_RETRY_AFTER_SECONDS } from "../../src/config/limits.ts";
 import { closedUrl } from "../support/closed-url.ts";
 
 const matrixError = (status: number, errcode: string) => new MatrixError({ errcode, error: errcode }, status);

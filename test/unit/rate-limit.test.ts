@@ -1,7 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_KEY_CAPACITY, FixedWindowLimiter, TokenBucketLimiter } from "../../src/security/rate-limit.ts";
-import { buildLimiters, isRateLimited, preAuthBudgets, type RateLimitName } from "../../src/rest/rate-limits.ts";
+import { isRateLimited, preAuthBudgets } from "../../src/rest/rate-limits.ts";
+import { buildLimiters, type RateLimitName } from "../../src/config/limits.ts";
 import type { Config } from "../../src/config/config.ts";
 
 const T0 = 1_700_000_000_000;

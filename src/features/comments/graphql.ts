@@ -4,6 +4,15 @@ import { DEFAULT_PAGE, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/paginat
 import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
 import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
+import type { Comments } from "./comments.ts";
+import type { MatrixNames } from "../../matrix/names.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    comments: Comments;
+    names: MatrixNames;
+  }
+}
 
 interface AuthorShape {
   type: string;

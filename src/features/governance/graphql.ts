@@ -4,6 +4,13 @@
 import { builder } from "../../graphql/builder.ts";
 import type { GovernanceWarning, PendingClaim, PendingTransfer, RevokedRole } from "./governance.ts";
 import { ROLE_KINDS } from "./levels.ts";
+import type { Governance } from "./governance.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    governance: Governance;
+  }
+}
 
 const RoleKindType = builder.enumType("RoleKind", { values: ROLE_KINDS });
 

@@ -1,6 +1,13 @@
 // The per-page live event stream behind SSE.
 import { builder } from "../../graphql/builder.ts";
 import { Message } from "../comments/graphql.ts";
+import type { PageEvents } from "../../sse/page-stream.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    pageEvents: PageEvents;
+  }
+}
 
 const PageEvent = builder.prismaObject("LiveEvent", {
   name: "PageEvent",

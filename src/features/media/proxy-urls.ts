@@ -3,6 +3,12 @@
 import type { RequestHead } from "../../core/request.ts";
 import { checkMediaSignature, expiryFor, mediaSignature, MEDIA_ID_PATTERN, type MediaTarget, type SignatureCheck, type Thumbnail } from "./signing.ts";
 
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    mediaUrls: MediaUrls;
+  }
+}
+
 /** The path every proxy URL starts with (after the base). */
 export const MEDIA_PROXY_PATH = "/api/v1/media";
 

@@ -2,7 +2,13 @@
 import type { BinaryRoute, Route } from "../../rest/route.ts";
 import { SERVED_MEDIA_TYPES } from "./content-types.ts";
 import { MAX_THUMBNAIL_SIDE, MEDIA_URL_VALIDITY_SECONDS, THUMBNAIL_METHODS } from "./signing.ts";
-import type { ProxyQuery } from "./proxy.ts";
+import type { MediaProxy, ProxyQuery } from "./proxy.ts";
+
+declare module "../../rest/route.ts" {
+  interface RouteServices {
+    mediaProxy: MediaProxy;
+  }
+}
 
 /** 1-4096 without leading zeros (query values are strings). */
 const THUMBNAIL_SIDE = "^(?:[1-9][0-9]{0,2}|[1-3][0-9]{3}|40[0-8][0-9]|409[0-6])$";

@@ -1,5 +1,14 @@
 // Health and proof-of-work challenges.
 import { builder } from "../../graphql/builder.ts";
+import type { Challenges } from "../../writes/challenge-store.ts";
+import type { Health as HealthCheck } from "./health.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    challenges: Challenges;
+    health: HealthCheck;
+  }
+}
 
 const Challenge = builder.simpleObject("Challenge", {
   fields: (t) => ({

@@ -3,6 +3,13 @@
 // operator-only.
 import { builder } from "../../graphql/builder.ts";
 import type { RetirementState } from "./requests.ts";
+import type { Retirements } from "./requests.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    retirements: Retirements;
+  }
+}
 
 const RetirementStateType = builder.objectRef<RetirementState>("RetirementState").implement({
   fields: (t) => ({

@@ -1,4 +1,11 @@
 import { builder } from "../../graphql/builder.ts";
+import type { Sites } from "./sites.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    sites: Sites;
+  }
+}
 
 const SiteOrigin = builder.prismaObject("SiteOrigin", {
   fields: (t) => ({

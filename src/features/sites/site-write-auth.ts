@@ -4,6 +4,7 @@
 import { forbidden } from "../../core/errors.ts";
 import type { Sites, SiteWithOrigins } from "./sites.ts";
 import type { RequestInfo } from "../../core/request.ts";
+import type { CheckedSite } from "../../graphql/context.ts";
 import type { SeenSignatures } from "./seen-signature-store.ts";
 import type { VerificationPolicy } from "../../config/config.ts";
 import { normalizeOrigin } from "../../security/origin.ts";
@@ -51,12 +52,6 @@ export function authorizeSiteWrite(
     throw forbidden("origin-not-allowed", `Origin ${request.headers.origin ?? "(none)"} may not write to site ${site.id}.`);
   }
   return null;
-}
-
-/** A site the site-write gate loaded and passed for a request: later stages need not load it again. */
-export interface CheckedSite {
-  site: SiteWithOrigins;
-  pageSlug: string | undefined;
 }
 
 /** The site-write gate of the route table. */

@@ -5,6 +5,13 @@ import { builder } from "../../graphql/builder.ts";
 import type { StickerImage, StickerPack } from "./image-pack.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import type { MediaPreset } from "../media/proxy-urls.ts";
+import type { StickerPacks } from "./packs.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    stickers: StickerPacks;
+  }
+}
 
 /** The signed proxy URL of an mxc:// url (the raw url when the proxy is off), absolute against the request's base. */
 const proxied = (ctx: GraphQLContext, url: string | null, preset: MediaPreset): string | null =>

@@ -11,17 +11,10 @@ import { RoomStore } from "../rooms/room-store.ts";
 import { SiteStore } from "../sites/site-store.ts";
 import type { RoomEvent } from "../../projection/room-event.ts";
 import { MAX_CONTENT_BYTES } from "../../writes/event-size.ts";
+import type { FoundSticker } from "../../writes/operation.ts";
 import { parseMxc } from "../media/proxy-urls.ts";
 import { MEDIA_ID_PATTERN } from "../media/signing.ts";
 import { IMAGE_PACK_EVENT, PACK_ID_PATTERN, SHORTCODE_PATTERN, readPack, withImage, withoutImage, type PackContent, type StickerImage, type StickerPack } from "./image-pack.ts";
-
-/** A pack image found by its url, for sticker comments (which take their metadata from the pack). */
-export interface FoundSticker {
-  body: string | null;
-  info: Record<string, unknown> | null;
-  packId: string;
-  shortcode: string;
-}
 
 export class StickerPacks {
   /** Edits of one pack run one at a time in this process, so concurrent edits do not lose each other. */

@@ -1,5 +1,12 @@
 import { builder } from "../../graphql/builder.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "./verifications.ts";
+import type { Verifications } from "./verifications.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    verifications: Verifications;
+  }
+}
 
 const OriginVerification = builder.simpleObject("OriginVerification", {
   description: `A pending origin verification: the token to publish, valid for ${VERIFICATION_TTL_HOURS} hours and ${MAX_CONFIRM_ATTEMPTS} confirm attempts.`,

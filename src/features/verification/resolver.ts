@@ -12,11 +12,6 @@ export interface ResolvedAddress {
 const QUERY_TIMEOUT_MS = 2000;
 const QUERY_TRIES = 2;
 
-/** Throws when `server` is not what Resolver#setServers accepts ("ip", "ip:port", "[ipv6]:port"). */
-export function checkDnsServer(server: string): void {
-  new dns.Resolver().setServers([server]);
-}
-
 export class VerificationResolver {
   private readonly resolver = new dns.Resolver({ timeout: QUERY_TIMEOUT_MS, tries: QUERY_TRIES });
 

@@ -3,6 +3,13 @@ import { builder } from "../../graphql/builder.ts";
 import type { VisitorProfile } from "./profiles.ts";
 import { AvatarResultType } from "./operations/upload-avatar.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
+import type { VisitorProfiles } from "./profiles.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    profiles: VisitorProfiles;
+  }
+}
 
 /** An avatar's mxc:// URL as responses show media: the signed proxy URL (96x96 crop), or the mxc:// URL with the proxy off. */
 const shownAvatar = (ctx: GraphQLContext, mxc: string | null): string | null => ctx.services.mediaUrls.present(mxc, "avatar", ctx.mediaBase);

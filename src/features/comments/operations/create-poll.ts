@@ -1,7 +1,7 @@
 // POST …/polls: an MSC3381 poll (single choice), optionally a reply and/or in a thread.
 import { checkDisplayName, checkEventId, checkPoll } from "../comment-input.ts";
 import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
-import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
 

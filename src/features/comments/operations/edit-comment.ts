@@ -2,7 +2,7 @@
 import { DomainError } from "../../../core/errors.ts";
 import { checkCommentText, checkEventId } from "../comment-input.ts";
 import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
-import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { commentId: "String!", content: "String" } as const;

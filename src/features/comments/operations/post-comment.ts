@@ -3,7 +3,7 @@
 import { checkCommentText, checkDisplayName, checkEventId } from "../comment-input.ts";
 import { notFound } from "../../../core/errors.ts";
 import { PROOF_KEY, withRelations, type Content } from "../../../matrix/events.ts";
-import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { ProofBlock } from "../../../matrix/events.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";

@@ -2,7 +2,7 @@
 // a duplicate annotation is a success).
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
 import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
-import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 /** A reaction's fields (react and unreact). */

@@ -2,7 +2,7 @@
 import { validationError } from "../../../core/errors.ts";
 import { checkEventId } from "../comment-input.ts";
 import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
-import type { ProofBlock } from "../../../queue/payloads.ts";
+import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { pollId: "String!", optionId: "String!" } as const;

@@ -1,0 +1,65 @@
+// Every limit the service enforces, in one table: the HTTP rate-limit budgets (sized by
+// [rate_limit]), the per-instance SSE cap's answer, the fixed Retry-After values, the request
+// body caps and the AS bot's message budget. Per-route caps (upload sizes) are in the routes.
+import type { Config } from "./config.ts";
+import { FixedWindowLimiter, TokenBucketLimiter } from "../security/rate-limit.ts";
+
+const HOUR = 3600;
+const MINUTE = 60;
+
+/** A client budget: `take` counts one request, false when the client is over it. */
+export interface Limiter {
+  take(key: string, now: number): boolean;
+  /** The budget's window: Retry-After is this constant, not the time left (as the API documents). */
+  readonly retryAfterSeconds: number;
+}
+
+type RateLimitConfig = Config["rateLimit"];
+const hourly = (limit: number): Limiter => new FixedWindowLimiter({ limit, windowSeconds: HOUR });
+const perMinute = (limit: number): Limiter => new FixedWindowLimiter({ limit, windowSeconds: MINUTE });
+
+/** The HTTP rate-limit groups routes name, each built from its [rate_limit] keys; spent per client IP. */
+const RATE_LIMIT_GROUPS = {
+  siteRegistration: (c: RateLimitConfig) => hourly(c.siteRegistration),
+  verificationStart: (c: RateLimitConfig) => hourly(c.verificationStart),
+  verificationConfirm: (c: RateLimitConfig) => hourly(c.verificationConfirm),
+  commentWrite: (c: RateLimitConfig) => hourly(c.commentWrite),
+  profileRead: (c: RateLimitConfig) => hourly(c.profileRead),
+  claimToken: (c: RateLimitConfig) => perMinute(c.claimToken),
+  governanceWrite: (c: RateLimitConfig) => hourly(c.governanceWrite),
+  publicRead: (c: RateLimitConfig) => hourly(c.publicRead),
+  mediaProxy: (c: RateLimitConfig) => hourly(c.mediaProxy),
+  mediaUpload: (c: RateLimitConfig) => hourly(c.mediaUpload),
+  operator: (c: RateLimitConfig) => perMinute(c.operator),
+  sse: (c: RateLimitConfig): Limiter => new TokenBucketLimiter(c.ssePerHour, c.sseBurst),
+  challenge: (c: RateLimitConfig) => hourly(c.challenge),
+};
+
+/** One per group of the API's rate-limit table. */
+export type RateLimitName = keyof typeof RATE_LIMIT_GROUPS;
+
+/** Every group's limiter; null when rate limits are off. */
+export function buildLimiters(config: RateLimitConfig): Record<RateLimitName, Limiter> | null {
+  if (!config.enabled) return null;
+  return Object.fromEntries(Object.entries(RATE_LIMIT_GROUPS).map(([name, build]) => [name, build(config)])) as Record<RateLimitName, Limiter>;
+}
+
+/** Retry-After of 429 when an instance has rate_limit.sse_max_streams streams open. */
+export const SSE_STREAMS_RETRY_AFTER_SECONDS = HOUR;
+
+/** The Retry-After (seconds) of 503 homeserver-unavailable: a constant, not a prediction. */
+export const HOMESERVER_RETRY_AFTER_SECONDS = 30;
+
+/** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the homeserver may push in one transaction: up to 100 events of up to 64 KiB, plus ephemeral data. */
+export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The AS bot's budgets per Matrix user (messagesPerMinute null: rate limits off): its messages
+ * and invites per minute; over that, one notice per minute, then silence.
+ */
+export function botMessageLimiters(messagesPerMinute: number | null): { messages: Limiter; notices: Limiter } | null {
+  return messagesPerMinute === null ? null : { messages: perMinute(messagesPerMinute), notices: perMinute(1) };
+}

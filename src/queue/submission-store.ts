@@ -1,0 +1,88 @@
+// The Submission table: storing accepted writes, claiming queued ones, recording outcomes.
+//
+// Claiming: each page's submissions form a lane performed in submission order, so only a
+// lane's head (its oldest queued row) may be claimed, and only when it is due and nobody holds
+// it. A head waiting out a retry, or leased to a worker, blocks its own lane and no other. The
+// claim is one statement, so it is atomic on both providers; on PostgreSQL
+// `FOR UPDATE SKIP LOCKED` lets instances claim side by side without waiting for each other.
+import type { Db, Tx } from "../db/client.ts";
+import type { Provider } from "../db/database-url.ts";
+import { Prisma, type Submission } from "../db/generated/sqlite/client.ts";
+
+/** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
+export interface Claim {
+  id: string;
+  attempts: number;
+}
+
+/** What performing a claim leaves on its row. */
+export interface Outcome {
+  status?: string;
+  eventId?: string | null;
+  leaseUntil: null;
+  lastError: string | null;
+  completedAt?: Date;
+  nextAttemptAt?: Date;
+}
+
+/** The row as this claim left it: still queued, on the claim's attempt. */
+const held = (claim: Claim) => ({ id: claim.id, attempts: claim.attempts, status: "queued" });
+
+export class SubmissionStore {
+  constructor(private readonly db: Db) {}
+
+  /** Stores an accepted write, in the transaction that spends its challenge. */
+  async add(tx: Tx, data: Prisma.SubmissionUncheckedCreateInput): Promise<void> {
+    await tx.submission.create({ data });
+  }
+
+  /** Claims up to `limit` lane heads; returns them as claimed (attempts counts this attempt). */
+  claimLaneHeads(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<Submission[]> {
+    const lock = provider === "postgres" ? Prisma.sql`FOR UPDATE OF s SKIP LOCKED` : Prisma.empty;
+    // The lease conditions are repeated in the UPDATE: on PostgreSQL a row locked and committed by
+    // another claim between the subquery's snapshot and the update is re-checked against them.
+    // RETURNING * reads back as Prisma reads the model (same column names and types, both providers).
+    return this.db.$queryRaw<Submission[]>`
+    UPDATE "Submission" SET "leaseUntil" = ${leaseUntil}, "attempts" = "attempts" + 1, "updatedAt" = ${now}
+    WHERE "status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now}) AND "id" IN (
+      SELECT s."id" FROM "Submission" s
+      WHERE s."status" = 'queued' AND s."nextAttemptAt" <= ${now} AND (s."leaseUntil" IS NULL OR s."leaseUntil" < ${now})
+        AND NOT EXISTS (
+          SELECT 1 FROM "Submission" e
+          WHERE e."status" = 'queued' AND e."siteId" = s."siteId" AND e."pageSlug" = s."pageSlug"
+            AND (e."createdAt" < s."createdAt" OR (e."createdAt" = s."createdAt" AND e."id" < s."id"))
+        )
+      ORDER BY s."createdAt", s."id"
+      LIMIT ${limit}
+      ${lock}
+    )
+    RETURNING *`;
+  }
+
+  /** Extends a claim's lease, if the claim still holds its row. */
+  async renewLease(claim: Claim, leaseUntil: Date): Promise<void> {
+    await this.db.submission.updateMany({ where: held(claim), data: { leaseUntil } });
+  }
+
+  /** Records an outcome unless the claim was lost meanwhile; false when it was. */
+  async record(claim: Claim, outcome: Outcome): Promise<boolean> {
+    const updated = await this.db.submission.updateMany({ where: held(claim), data: outcome });
+    return updated.count > 0;
+  }
+
+  /** The event the projection already has from this submission (an earlier attempt's), if any. */
+  async projectedEventId(submissionId: string): Promise<string | null> {
+    const projected = await this.db.comment.findFirst({ where: { submissionId }, select: { eventId: true } });
+    return projected?.eventId ?? null;
+  }
+
+  /** A submission by id, with what a GraphQL selection includes (the Prisma plugin's `query`). */
+  byId(id: string, query: Omit<Prisma.SubmissionFindUniqueArgs, "where">): Promise<Submission | null> {
+    return this.db.submission.findUnique({ ...query, where: { id } });
+  }
+
+  /** Deletes the sent submissions completed before `before`. */
+  async pruneSent(before: Date): Promise<void> {
+    await this.db.submission.deleteMany({ where: { status: "sent", completedAt: { lt: before } } });
+  }
+}
