@@ -1,14 +1,14 @@
 // The appservice API the homeserver calls (Matrix application service API, not our REST
 // surface, so errors use Matrix's errcode format).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { timingSafeEqual } from "node:crypto";
 import type { Services } from "../app/services.ts";
+import { secretsEqual } from "../security/secret-equal.ts";
 import type { RoomEvent } from "./message-content.ts";
 import type { EphemeralEvent } from "./ephemeral.ts";
 
 const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
 
-function matrixError(res: ServerResponse, status: number, errcode: string, error: string): void {
+export function matrixError(res: ServerResponse, status: number, errcode: string, error: string): void {
   res.writeHead(status, { "Content-Type": "application/json" });
   res.end(JSON.stringify({ errcode, error }));
 }
@@ -17,7 +17,7 @@ function authorized(services: Services, req: IncomingMessage, query: URLSearchPa
   const header = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
   const presented = header ?? query.get("access_token") ?? "";
   const expected = services.config.matrix.hsToken;
-  return presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+  return secretsEqual(presented, expected);
 }
 
 /**

@@ -3,7 +3,6 @@
 import type { ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { timingSafeEqual } from "node:crypto";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Services } from "../app/services.ts";
@@ -12,6 +11,7 @@ import { DomainError, forbidden, rateLimited, validationError, type FieldError }
 import type { IdempotencyScope, RequestHead, RequestInfo } from "../core/request.ts";
 import type { CheckedSite } from "../features/sites/site-write-auth.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
+import { secretsEqual } from "../security/secret-equal.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
@@ -343,7 +343,7 @@ function throwFirstError(result: ExecutionResult): void {
 
 export function requireOperator(token: string | null, request: RequestHead): void {
   const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-  const ok = token !== null && presented !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  const ok = token !== null && presented !== undefined && secretsEqual(presented, token);
   if (!ok) throw forbidden("invalid-operator-token", "A valid operator token is required (Authorization: Bearer …).");
 }
 

@@ -1,0 +1,53 @@
+// Hostile input against the real service and test Synapse (issue 18): whatever a client sends,
+// the answer is a 4xx problem (or on the appservice API a Matrix error), never a 5xx, and a 202
+// is never given for a write the homeserver would then refuse.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
+import { TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
+
+const SITE = uniqueSiteId("hostile");
+
+let service: TestService;
+const url = (path: string) => `${service.url}${path}`;
+
+before(async () => {
+  service = await startTestService({ sites: { [SITE]: { origins: [TEST_ORIGIN] } } });
+});
+after(async () => {
+  await service?.stop();
+});
+
+async function expectProblem(res: Response, status: number, code: string): Promise<any> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  const problem = JSON.parse(text);
+  assert.equal(problem.code, code, text);
+  return problem;
+}
+
+describe("secrets of the right UTF-16 length but more bytes (issue 18.4)", () => {
+  // Same UTF-16 length as the configured token, twice the UTF-8 bytes.
+  const lookalike = (token: string) => "é".repeat(token.length);
+
+  test("operator routes, /graphql and /graphql/stream: 403 invalid-operator-token", async () => {
+    const headers = { authorization: `Bearer ${lookalike(TEST_OPERATOR_TOKEN)}`, "content-type": "application/json" };
+    await expectProblem(await fetch(url("/api/v1/operator/sites"), { method: "QUERY", headers, body: "{}" }), 403, "invalid-operator-token");
+    await expectProblem(await fetch(url("/graphql"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }), 403, "invalid-operator-token");
+    await expectProblem(await fetch(url("/graphql/stream"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }), 403, "invalid-operator-token");
+  });
+
+  test("the appservice API, by header or access_token: 403 M_FORBIDDEN in Matrix's error format", async () => {
+    const bad = lookalike(TEST_HS_TOKEN);
+    const answers = [
+      await fetch(url("/_matrix/app/v1/transactions/t1"), { method: "PUT", headers: { authorization: `Bearer ${bad}`, "content-type": "application/json" }, body: "{}" }),
+      await fetch(url(`/_matrix/app/v1/transactions/t2?access_token=${encodeURIComponent(bad)}`), { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }),
+      await fetch(url(`/_matrix/app/v1/users/%40x%3Alocalhost?access_token=${encodeURIComponent(bad)}`)),
+    ];
+    for (const res of answers) {
+      assert.equal(res.status, 403);
+      assert.equal(((await res.json()) as any).errcode, "M_FORBIDDEN");
+    }
+  });
+});
