@@ -8,6 +8,7 @@ import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
+import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
 
@@ -67,7 +68,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     );
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err) => {
       services.log(`http: ${(err as Error).stack ?? err}`);
       if (res.headersSent) res.end();
@@ -75,4 +76,6 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       else sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
     });
   });
+  server.on("clientError", answerFramingError);
+  return server;
 }

@@ -3,6 +3,7 @@
 // is never given for a write the homeserver would then refuse.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { connect, type AddressInfo } from "node:net";
 import { startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 
@@ -48,6 +49,31 @@ describe("secrets of the right UTF-16 length but more bytes (issue 18.4)", () =>
     for (const res of answers) {
       assert.equal(res.status, 403);
       assert.equal(((await res.json()) as any).errcode, "M_FORBIDDEN");
+    }
+  });
+});
+
+describe("framing errors (issue 18.7)", () => {
+  /** What the service sends for `raw` until it closes the connection. */
+  const exchange = (raw: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect((service.server.address() as AddressInfo).port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      socket.on("error", () => {});
+      socket.on("close", () => resolve(received));
+      socket.write(raw);
+    });
+
+  test("an unknown method and headers over the limit are problem documents, and the connection is closed", async () => {
+    for (const [raw, status, code] of [
+      ["BREW /health HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"],
+      [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "request-header-fields-too-large"],
+    ] as const) {
+      const [head, body] = (await exchange(raw)).split("\r\n\r\n") as [string, string];
+      assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(head, /content-type: application\/problem\+json/i);
+      assert.equal(JSON.parse(body).code, code);
     }
   });
 });
