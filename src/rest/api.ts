@@ -17,6 +17,7 @@ import type { Route, RouteInput, RouteResult } from "./route.ts";
 import { Router } from "./router.ts";
 import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
+import { throwFirstError } from "./graphql-errors.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
 import { SseWriter, sseMessage } from "../sse/sse-writer.ts";
@@ -334,11 +335,6 @@ export class RestApi {
 export function corsHeaders(headers: Record<string, string | undefined>): Record<string, string> {
   const origin = headers.origin;
   return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
-}
-
-function throwFirstError(result: ExecutionResult): void {
-  const first = result.errors?.[0];
-  if (first) throw first.originalError ?? first;
 }
 
 export function requireOperator(token: string | null, request: RequestHead): void {

@@ -8,6 +8,7 @@ import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "../features/verifi
 import { VERIFICATION_METHODS } from "../features/verification/verifier.ts";
 import { VERIFY_TOKEN_TTL_HOURS } from "../features/governance/verify-tokens.ts";
 import { PACK_ID_PATTERN, SHORTCODE_PATTERN } from "../features/stickers/image-pack.ts";
+import { GRAPHQL_INT } from "./graphql-int.ts";
 
 export type JSONSchema = Record<string, unknown>;
 
@@ -437,7 +438,7 @@ export const requestBodies = {
           url: { type: "string", pattern: "^mxc://", description: "The upload's (or the pack image's) mxc:// URL." },
           filename: nullableString,
           mimetype: { type: "string" },
-          size: { type: "integer" },
+          size: { type: "integer", ...GRAPHQL_INT },
           voice: { type: "boolean", description: "true sends an audio upload as a voice message (MSC3245), as voice=true on the upload does." },
         },
       },
@@ -459,7 +460,7 @@ export const requestBodies = {
     {
       question: { type: "string", description: "1-500 grapheme clusters, no leading/trailing whitespace, no control characters." },
       options: { type: "array", minItems: 2, maxItems: 20, items: { type: "string" }, description: "2-20 options, each 1-200 grapheme clusters; answer ids are \"0\", \"1\", … in this order." },
-      max_selections: { type: ["integer", "null"], description: "Only 1 is accepted (the default)." },
+      max_selections: { type: ["integer", "null"], ...GRAPHQL_INT, description: "Only 1 is accepted (the default)." },
       display_name: displayName,
       reply_to: eventId,
       thread_root: eventId,

@@ -77,3 +77,25 @@ describe("framing errors (issue 18.7)", () => {
     }
   });
 });
+
+describe("integers beyond GraphQL Int (issue 18.2)", () => {
+  test("max_selections and media.size of 2^31 and more are 400 validation-error naming the field, never a 500", async () => {
+    const proof = '"author_public_key": "a", "author_signature": "b", "challenge_response": "c"';
+    const cases: [string, string, string][] = [
+      ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 2147483648, ${proof}}`, "max_selections"],
+      ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 9007199254740993, ${proof}}`, "max_selections"],
+      ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 1e308, ${proof}}`, "max_selections"],
+      ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": -2147483649, ${proof}}`, "max_selections"],
+      ["comments", `{"media": {"url": "mxc://localhost/x", "size": 2147483648}, ${proof}}`, "media.size"],
+    ];
+    for (const [kind, body, field] of cases) {
+      const res = await fetch(url(`/api/v1/sites/${SITE}/pages/page/${kind}`), {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: TEST_ORIGIN, "idempotency-key": `k-${field}` },
+        body,
+      });
+      const problem = await expectProblem(res, 400, "validation-error");
+      assert.equal(problem.errors[0].field, field, body);
+    }
+  });
+});
