@@ -28,7 +28,7 @@ const pendingClaimProperties = {
 };
 const roster = { type: "array", items: ref("RoleMember"), description: "By level descending, then user_id." };
 const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." } as const;
-const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." } as const;
+const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters and at most 256 code points, the homeserver's limit)." } as const;
 export const authorProof = {
   author_public_key: { type: "string", description: "base64url Ed25519 public key (32 bytes), unpadded." },
   author_signature: { type: "string", description: "base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array." },
@@ -442,7 +442,7 @@ export const requestBodies = {
           voice: { type: "boolean", description: "true sends an audio upload as a voice message (MSC3245), as voice=true on the upload does." },
         },
       },
-      display_name: { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." },
+      display_name: { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters and at most 256 code points, the homeserver's limit)." },
       reply_to: eventId,
       thread_root: eventId,
       ...authorProof,

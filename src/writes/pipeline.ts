@@ -19,7 +19,7 @@ import type { ProofBlock, SubmissionPayload } from "../queue/payloads.ts";
 import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
-import { checkEventSize } from "./event-size.ts";
+import { checkSendable } from "./event-size.ts";
 
 export interface WriteAccepted {
   submissionId: string;
@@ -83,7 +83,7 @@ export class WritePipeline {
       submission_id: submissionId,
     };
     const payload: SubmissionPayload = { displayName: operation.displayName?.(checked) ?? null, matrix: operation.effect(checked, { ...scope, proof: block, targets }) };
-    checkEventSize(payload.matrix);
+    checkSendable(payload.matrix);
 
     const response: StoredResponse = operation.answer === "submission" ? { status: 202, body: { submission_id: submissionId } } : { status: 204, body: null };
     const raced = await this.commit(admitted, idempotency, response, (tx) =>

@@ -99,3 +99,26 @@ describe("integers beyond GraphQL Int (issue 18.2)", () => {
     }
   });
 });
+
+describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
+  test("a display name within 50 grapheme clusters but over 256 code points: 400 for comments, polls and locations", async () => {
+    const display_name = "👨‍👩‍👧‍👦".repeat(40);
+    const proof = { author_public_key: "a", author_signature: "b", challenge_response: "c" };
+    const bodies: [string, Record<string, unknown>][] = [
+      ["comments", { content: "hi", display_name, ...proof }],
+      ["polls", { question: "Q?", options: ["a", "b"], display_name, ...proof }],
+      ["location", { geo_uri: "geo:48.2,16.3", display_name, ...proof }],
+    ];
+    const before = await service.services.db.submission.count();
+    for (const [kind, body] of bodies) {
+      const res = await fetch(url(`/api/v1/sites/${SITE}/pages/page/${kind}`), {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: TEST_ORIGIN, "idempotency-key": `dn-${kind}` },
+        body: JSON.stringify(body),
+      });
+      const problem = await expectProblem(res, 400, "validation-error");
+      assert.ok(problem.errors.some((e: any) => e.field === "display_name" && /256 Unicode code points/.test(e.message)), JSON.stringify(problem.errors));
+    }
+    assert.equal(await service.services.db.submission.count(), before);
+  });
+});
