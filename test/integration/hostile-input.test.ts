@@ -122,3 +122,26 @@ describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
     assert.equal(await service.services.db.submission.count(), before);
   });
 });
+
+describe("sticker info the homeserver would refuse (issue 18.3)", () => {
+  test("floats and integers beyond ±(2^53−1) in info: 400 validation-error naming the field, not 502", async () => {
+    const siteId = uniqueSiteId("hostile-stickers");
+    const registered = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: siteId }) });
+    assert.equal(registered.status, 201);
+    const { claim_token } = (await registered.json()) as { claim_token: string };
+    const cases: [string, string][] = [
+      ['{"w": 64.5, "h": 64}', "info.w"],
+      ['{"w": 64, "size": 9007199254740993}', "info.size"],
+      ['{"thumbnail_info": {"h": 1e308}}', "info.thumbnail_info.h"],
+    ];
+    for (const [info, field] of cases) {
+      const res = await fetch(url(`/api/v1/sites/${siteId}/packs/cats/stickers`), {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-claim-token": claim_token },
+        body: `{"shortcode": "purr", "url": "mxc://localhost/purr", "info": ${info}}`,
+      });
+      const problem = await expectProblem(res, 400, "validation-error");
+      assert.equal(problem.errors[0].field, field, info);
+    }
+  });
+});
