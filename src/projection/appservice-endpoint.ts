@@ -3,8 +3,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Services } from "../app/services.ts";
 import { secretsEqual } from "../security/secret-equal.ts";
-import type { RoomEvent } from "./message-content.ts";
-import type { EphemeralEvent } from "./ephemeral.ts";
+import { transactionEntries } from "./transaction-entries.ts";
+import { recordRejected } from "./event-store.ts";
 
 const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
 
@@ -34,18 +34,19 @@ export async function handleAppservice(services: Services, req: IncomingMessage,
   if (!body) return;
   const txn = TRANSACTION.exec(path);
   if (txn && req.method === "PUT") {
-    let events: RoomEvent[];
-    let ephemeral: EphemeralEvent[];
+    let parsed: unknown;
     try {
-      const txn = JSON.parse(body.toString("utf8")) as { events?: RoomEvent[]; ephemeral?: EphemeralEvent[]; "de.sorunome.msc2409.ephemeral"?: EphemeralEvent[] };
-      events = Array.isArray(txn.events) ? txn.events : [];
-      const pushed = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"];
-      ephemeral = Array.isArray(pushed) ? pushed : [];
+      parsed = JSON.parse(body.toString("utf8"));
     } catch {
       matrixError(res, 400, "M_NOT_JSON", "Body is not JSON");
       return;
     }
+    const { events, ephemeral, rejected } = transactionEntries(txn[1]!, parsed);
     try {
+      for (const entry of rejected) {
+        services.log(`projection: transaction ${txn[1]}: skipped ${entry.key}: ${entry.reason}`);
+        await recordRejected(services.db, entry.key, entry, entry.reason);
+      }
       await services.projector.applyTransaction(events, ephemeral);
     } catch (err) {
       // The database failed (an unapplyable event does not throw): not acknowledged, so the

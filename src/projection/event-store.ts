@@ -62,6 +62,19 @@ export async function recordFailure(db: Db, event: RoomEvent, reason: string): P
   ]);
 }
 
+/**
+ * Records a pushed entry that cannot even be stored (not an event object, nested too deep,
+ * malformed ephemeral data) under `key`, its event id or its place in the transaction: for
+ * manual attention, as there is nothing to retry.
+ */
+export async function recordRejected(db: Db, key: string, entry: { roomId: string | null; type: string | null }, reason: string): Promise<void> {
+  await db.projectionRepair.upsert({
+    where: { targetEventId: key },
+    create: { targetEventId: key, roomId: entry.roomId, eventType: entry.type, reason, status: "manual" },
+    update: { reason, status: "manual", attempts: { increment: 1 } },
+  });
+}
+
 /** The stored events matching `where`, in arrival (seq) order, read in batches. */
 export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput = {}): AsyncGenerator<RoomEvent> {
   const batch = 100;
