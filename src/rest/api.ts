@@ -18,6 +18,7 @@ import { Router } from "./router.ts";
 import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { throwFirstError } from "./graphql-errors.ts";
+import { UploadSlots } from "./upload-slots.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { buildLimiters, preAuthBudgets, type Limiter, type RateLimitName } from "./rate-limits.ts";
 import { SseWriter, sseMessage } from "../sse/sse-writer.ts";
@@ -42,6 +43,7 @@ export class RestApi {
   private readonly prepared = new Map<Route, Prepared>();
   private readonly limiters: Record<RateLimitName, Limiter> | null;
   private openStreams = 0;
+  private readonly uploads = new UploadSlots();
   /** One subscription per stream (page) shared by its SSE clients. */
   readonly feeds: SharedFeeds;
   /** Public reads whose routes declare `cache`, served from serialized bodies. */
@@ -113,6 +115,11 @@ export class RestApi {
       if (prepared.route.auth === "claim") await this.services.sites.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
       const target = this.readTarget(prepared, match.params, head);
+      if (prepared.route.rawBody) {
+        // Held until the response is done: the upload's bytes are in memory until then.
+        res.once("close", this.uploads.take(head.clientIp));
+        await prepared.route.rawBody.admit?.(target, this.services);
+      }
       const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
       if (!rawBody) return;
       const request: RequestInfo = { ...head, rawBody };

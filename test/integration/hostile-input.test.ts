@@ -4,8 +4,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type AddressInfo } from "node:net";
-import { startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
+import { eventually, startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
+import { Visitor } from "../support/visitor.ts";
+import { UPLOAD_SLOTS } from "../../src/rest/upload-slots.ts";
 
 const SITE = uniqueSiteId("hostile");
 
@@ -160,5 +162,59 @@ describe("one bad transaction entry (issue 18.5)", () => {
     assert.deepEqual(await res.json(), {});
     const repairs = await service.services.db.projectionRepair.findMany({ where: { targetEventId: { in: [`$deep-${txnId}`, `${txnId}/ephemeral/0`, `${txnId}/ephemeral/1`] } } });
     assert.equal(repairs.length, 3, JSON.stringify(repairs));
+  });
+});
+
+describe("uploads before their bytes (issue 18.6)", () => {
+  /** Sends an upload's head declaring `length` body bytes, and none of them; resolves with what the service answers meanwhile. */
+  const headOnly = (path: string, length: number) => {
+    const socket = connect((service.server.address() as AddressInfo).port, "127.0.0.1");
+    socket.on("error", () => {});
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k-${Math.random()}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`);
+    return { socket, answer: () => received };
+  };
+  const FIFTY_MIB = 50 * 1024 * 1024;
+
+  test("an unsolved or unknown challenge and a malformed proof are refused before a byte of the body is read", async () => {
+    const visitor = new Visitor(service.url);
+    const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("x"), "video/mp4", null);
+    const cases: [string, RegExp][] = [
+      [path.replace(/challenge_response=[^&]+/, "challenge_response=forged%7Cnonce"), /^HTTP\/1\.1 403 [^]*"code":"invalid-PoW"/],
+      [path.replace(/author_public_key=[^&]+/, "author_public_key=short"), /^HTTP\/1\.1 400 [^]*"field":"author_public_key"/],
+      [path.replace(`/sites/${SITE}/`, "/sites/no-such-site-x/"), /^HTTP\/1\.1 404 /],
+    ];
+    for (const [target, expected] of cases) {
+      const upload = headOnly(target, FIFTY_MIB);
+      try {
+        await eventually(async () => expected.test(upload.answer()), 5_000, `an answer to ${target}`);
+      } finally {
+        upload.socket.destroy();
+      }
+    }
+  });
+
+  test("uploads in progress are bounded per client: one more is 429 rate-limited with Retry-After", async () => {
+    const visitor = new Visitor(service.url);
+    const held = [];
+    try {
+      for (let i = 0; i < UPLOAD_SLOTS.perClient; i++) held.push(headOnly((await visitor.uploadRequest(SITE, "page", Buffer.from(`x${i}`), "video/mp4", null)).path, FIFTY_MIB));
+      // The held uploads are admitted and waiting for their bodies.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("y"), "video/mp4", null);
+      const res = await fetch(url(path), { method: "POST", headers: { "idempotency-key": "k-over", "content-type": "application/octet-stream" }, body: new Uint8Array(16) });
+      assert.equal(res.headers.get("retry-after"), String(UPLOAD_SLOTS.retryAfterSeconds));
+      await expectProblem(res, 429, "rate-limited");
+      assert.equal(held.every((upload) => upload.answer() === ""), true, "the held uploads are still being read");
+    } finally {
+      for (const upload of held) upload.socket.destroy();
+    }
+    // Freed once their clients are gone.
+    await eventually(async () => {
+      const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("z"), "video/mp4", null);
+      const res = await fetch(url(path), { method: "POST", headers: { "idempotency-key": `k-after-${Math.random()}`, "content-type": "application/octet-stream" }, body: new Uint8Array(16) });
+      return res.status !== 429;
+    }, 5_000, "the slots to be freed");
   });
 });
