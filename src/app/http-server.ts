@@ -3,11 +3,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import { TrustedProxies } from "../security/client-ip.ts";
-import { handleAppservice } from "../projection/appservice-endpoint.ts";
+import { handleAppservice, matrixError } from "../projection/appservice-endpoint.ts";
 import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.ts";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
+import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
@@ -74,11 +75,14 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     );
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err) => {
       services.log(`http: ${(err as Error).stack ?? err}`);
-      if (!res.headersSent) sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
-      else res.end();
+      if (res.headersSent) res.end();
+      else if (req.url?.startsWith("/_matrix/app/")) matrixError(res, 500, "M_UNKNOWN", "The service failed to handle this request.");
+      else sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
     });
   });
+  server.on("clientError", answerFramingError);
+  return server;
 }

@@ -16,6 +16,8 @@ export const PROOF_KEY = "service.proof";
 
 /** Homeservers refuse events larger than this (the whole PDU, canonical JSON). */
 export const MAX_EVENT_BYTES = 65_536;
+/** Homeservers refuse longer profile display names (Synapse: MAX_DISPLAYNAME_LEN, in code points). */
+export const MAX_DISPLAY_NAME_CODE_POINTS = 256;
 /** Room for what the homeserver adds around the content: ids, hashes, signatures, auth and prev events. */
 export const EVENT_ENVELOPE_ALLOWANCE = 2_048;
 

@@ -1,21 +1,20 @@
 // The appservice API the homeserver calls (Matrix application service API, not our REST
 // surface, so errors use Matrix's errcode format).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { timingSafeEqual } from "node:crypto";
 import type { Projector } from "./projector.ts";
-import type { RoomEvent } from "./message-content.ts";
-import type { EphemeralEvent } from "./ephemeral.ts";
+import { secretsEqual } from "../security/secret-equal.ts";
+import { transactionEntries } from "./transaction-entries.ts";
 
 /** What the endpoint uses (the composition root provides it). */
 export interface AppserviceServices {
   config: { matrix: { hsToken: string } };
-  projector: Pick<Projector, "applyTransaction">;
+  projector: Pick<Projector, "applyTransaction" | "recordRejected">;
   log: (message: string) => void;
 }
 
 const TRANSACTION = /^\/_matrix\/app\/v1\/transactions\/([^/]+)$/;
 
-function matrixError(res: ServerResponse, status: number, errcode: string, error: string): void {
+export function matrixError(res: ServerResponse, status: number, errcode: string, error: string): void {
   res.writeHead(status, { "Content-Type": "application/json" });
   res.end(JSON.stringify({ errcode, error }));
 }
@@ -24,7 +23,7 @@ function authorized(services: AppserviceServices, req: IncomingMessage, query: U
   const header = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
   const presented = header ?? query.get("access_token") ?? "";
   const expected = services.config.matrix.hsToken;
-  return presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+  return secretsEqual(presented, expected);
 }
 
 /**
@@ -41,18 +40,19 @@ export async function handleAppservice(services: AppserviceServices, req: Incomi
   if (!body) return;
   const txn = TRANSACTION.exec(path);
   if (txn && req.method === "PUT") {
-    let events: RoomEvent[];
-    let ephemeral: EphemeralEvent[];
+    let parsed: unknown;
     try {
-      const txn = JSON.parse(body.toString("utf8")) as { events?: RoomEvent[]; ephemeral?: EphemeralEvent[]; "de.sorunome.msc2409.ephemeral"?: EphemeralEvent[] };
-      events = Array.isArray(txn.events) ? txn.events : [];
-      const pushed = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"];
-      ephemeral = Array.isArray(pushed) ? pushed : [];
+      parsed = JSON.parse(body.toString("utf8"));
     } catch {
       matrixError(res, 400, "M_NOT_JSON", "Body is not JSON");
       return;
     }
+    const { events, ephemeral, rejected } = transactionEntries(txn[1]!, parsed);
     try {
+      for (const entry of rejected) {
+        services.log(`projection: transaction ${txn[1]}: skipped ${entry.key}: ${entry.reason}`);
+        await services.projector.recordRejected(entry.key, entry, entry.reason);
+      }
       await services.projector.applyTransaction(events, ephemeral);
     } catch (err) {
       // The database failed (an unapplyable event does not throw): not acknowledged, so the

@@ -61,6 +61,7 @@ export async function applyOnce(db: Db, eventId: string, apply: (tx: Tx) => Prom
   return ran;
 }
 
+
 /** The stored events matching `where`, in arrival (seq) order, read in batches. */
 export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput = {}): AsyncGenerator<RoomEvent> {
   const batch = 100;

@@ -13,7 +13,7 @@ import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
 import { ephemeralKind, roomEventKind } from "./event-kinds.ts";
 import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
 import { malformation } from "./message-content.ts";
-import { recordFailure, resolveRepair } from "./repair-store.ts";
+import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
 import type { RoomEvent } from "./room-event.ts";
 import { pageRoom, spaceSiteId } from "./room-store.ts";
 
@@ -65,6 +65,11 @@ export class Projector {
       // What was committed before a failure is announced all the same.
       await this.applied(changes.list());
     }
+  }
+
+  /** Records a pushed entry that cannot be stored or applied at all (see transaction-entries.ts), so it is skipped, never dropped silently. */
+  recordRejected(key: string, entry: { roomId: string | null; type: string | null }, reason: string): Promise<void> {
+    return recordRejected(this.db, key, entry, reason);
   }
 
   /** Applies, in arrival order, the events stored before their room was recorded; call it right after recording one. */

@@ -19,3 +19,16 @@ export async function recordFailure(db: Db, event: RoomEvent, reason: string): P
 export async function resolveRepair(tx: Tx, eventId: string): Promise<void> {
   await tx.projectionRepair.updateMany({ where: { targetEventId: eventId, status: { not: "resolved" } }, data: { status: "resolved" } });
 }
+
+/**
+ * Records a pushed entry that cannot even be stored (not an event object, nested too deep,
+ * malformed ephemeral data) under `key`, its event id or its place in the transaction: for
+ * manual attention, as there is nothing to retry.
+ */
+export async function recordRejected(db: Db, key: string, entry: { roomId: string | null; type: string | null }, reason: string): Promise<void> {
+  await db.projectionRepair.upsert({
+    where: { targetEventId: key },
+    create: { targetEventId: key, roomId: entry.roomId, eventType: entry.type, reason, status: "manual" },
+    update: { reason, status: "manual", attempts: { increment: 1 } },
+  });
+}

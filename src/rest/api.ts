@@ -3,7 +3,6 @@
 import type { ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { timingSafeEqual } from "node:crypto";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Config } from "../config/config.ts";
@@ -12,11 +11,14 @@ import { createContext, type CheckedSite, type ContextServices } from "../graphq
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../core/errors.ts";
 import type { IdempotencyScope, RequestHead, RequestInfo } from "../core/request.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
+import { secretsEqual } from "../security/secret-equal.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
 import type { Route, RouteInput, RouteResult, RouteServices } from "./route.ts";
 import { Router } from "./router.ts";
 import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
+import { throwFirstError } from "./graphql-errors.ts";
+import { UploadSlots } from "./upload-slots.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { preAuthBudgets } from "./rate-limits.ts";
 import { buildLimiters, SSE_STREAMS_RETRY_AFTER_SECONDS, type Limiter, type RateLimitName } from "../config/limits.ts";
@@ -57,6 +59,7 @@ export class RestApi {
   private readonly prepared = new Map<Route, Prepared>();
   private readonly limiters: Record<RateLimitName, Limiter> | null;
   private openStreams = 0;
+  private readonly uploads = new UploadSlots();
   /** One subscription per stream (page) shared by its SSE clients. */
   readonly feeds: SharedFeeds;
   /** Public reads whose routes declare `cache`, served from serialized bodies. */
@@ -128,6 +131,11 @@ export class RestApi {
       if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
       const target = this.readTarget(prepared, match.params, head);
+      if (prepared.route.rawBody) {
+        // Held until the response is done: the upload's bytes are in memory until then.
+        res.once("close", this.uploads.take(head.clientIp));
+        await prepared.route.rawBody.admit?.(target, this.services.operations);
+      }
       const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
       if (!rawBody) return;
       const request: RequestInfo = { ...head, rawBody };
@@ -353,14 +361,9 @@ export function corsHeaders(headers: Record<string, string | undefined>): Record
   return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
 }
 
-function throwFirstError(result: ExecutionResult): void {
-  const first = result.errors?.[0];
-  if (first) throw first.originalError ?? first;
-}
-
 export function requireOperator(token: string | null, request: RequestHead): void {
   const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-  const ok = token !== null && presented !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  const ok = token !== null && presented !== undefined && secretsEqual(presented, token);
   if (!ok) throw forbidden("invalid-operator-token", "A valid operator token is required (Authorization: Bearer …).");
 }
 

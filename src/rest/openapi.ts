@@ -103,7 +103,7 @@ export function buildOpenApi(routes: Route[], components: Record<string, JSONSch
     .addDescription(
       "Backend-only comment service backed by a Matrix homeserver. Visitor writes carry an Ed25519 author proof and a proof-of-work answer and are queued (202); reads use the QUERY method with a JSON body and come from a projected read model; live updates are SSE. Every error is RFC 9457 problem details (`application/problem+json`) with a stable `code`; problem `type` URIs are " +
         PROBLEM_TYPE_BASE +
-        "<code>. The API never answers 401.",
+        "<code>. The API never answers 401. A request the HTTP parser cannot read (unknown method, invalid bytes in the target or a header, conflicting Content-Length) is answered 400 bad-request, headers over the size limit 431 request-header-fields-too-large, a request not received in time 408 request-timeout, each as problem details, and the connection is closed.",
     )
     .addServer({ url: "/", description: "The service that serves this document." });
   for (const [name, schema] of Object.entries(components)) builder.addSchema(name, schema as never);

@@ -87,6 +87,8 @@ export interface RawBody {
    * hash. The author proof parameters never count: a retry signs a fresh challenge.
    */
   fingerprintQuery: readonly string[];
+  /** Checks of the request that need no bytes (its proof's challenge, say), run before the body is read. */
+  admit?: (input: Pick<RouteInput, "params" | "query">, services: RouteServices) => Promise<void>;
 }
 
 /** A route that runs a GraphQL query or mutation in-process and maps its result. */

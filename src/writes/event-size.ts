@@ -1,6 +1,7 @@
-// A 202 promises a sendable submission: an event the homeserver would refuse for its size is
-// refused here, before anything is queued.
+// A 202 promises a sendable submission: an event the homeserver would refuse for its size or
+// its JSON is refused here, before anything is queued.
 import { validationError } from "../core/errors.ts";
+import { canonicalJsonProblem } from "../matrix/canonical-json.ts";
 import { EVENT_ENVELOPE_ALLOWANCE, MAX_EVENT_BYTES, eventBytes } from "../matrix/events.ts";
 import type { MatrixAction } from "../queue/payloads.ts";
 
@@ -15,4 +16,11 @@ export function checkEventSize(action: MatrixAction): void {
       { field: "content", message: `is too large for one Matrix event (the text is stored twice: as the message and in its signed proof block); shorten it` },
     ]);
   }
+}
+
+/** Everything a homeserver checks of an event's content before it takes it: its size, and its canonical JSON. */
+export function checkSendable(action: MatrixAction): void {
+  const problem = canonicalJsonProblem(action.content, "content");
+  if (problem) throw validationError("The resulting Matrix event would not be valid canonical JSON.", [problem]);
+  checkEventSize(action);
 }

@@ -21,7 +21,7 @@ import type { ProofBlock } from "../matrix/events.ts";
 import { submissionStamp } from "../queue/claim.ts";
 import type { AuthorProofInput, AuthorScopeOf, ImmediateOperation, OperationServices, SiteProofInput, Target, VisitorOperation, WriteOperation } from "./operation.ts";
 import { resolveTargets } from "./targets.ts";
-import { checkEventSize } from "./event-size.ts";
+import { checkSendable } from "./event-size.ts";
 
 /** Whether a site (and page) accepts writes at all: the sites feature's Sites.requireWritable. */
 export interface SiteGate {
@@ -97,7 +97,7 @@ export class WritePipeline {
       submission_id: submissionId,
     };
     const payload: SubmissionPayload = { displayName: operation.displayName?.(checked) ?? null, matrix: operation.effect(checked, { ...scope, proof: block, targets }) };
-    checkEventSize(payload.matrix);
+    checkSendable(payload.matrix);
 
     const response: StoredResponse = operation.answer === "submission" ? { status: 202, body: { submission_id: submissionId } } : { status: 204, body: null };
     const raced = await this.commit(admitted, idempotency, response, (tx) =>

@@ -3,6 +3,7 @@ import type { FieldError } from "../../core/errors.ts";
 import { graphemeCount, hasControlCharacters } from "../../security/graphemes.ts";
 import { isValidEventId } from "../../core/identifiers.ts";
 import { geoUriProblem } from "./geo-uri.ts";
+import { MAX_DISPLAY_NAME_CODE_POINTS } from "../../matrix/events.ts";
 
 export const MAX_COMMENT_GRAPHEMES = 10_000;
 export const MAX_DISPLAY_NAME_GRAPHEMES = 50;
@@ -27,8 +28,19 @@ export function checkLabel(field: string, value: string, max: number, errors: Fi
   }
 }
 
+/**
+ * A display name is written to the visitor's Matrix profile after the 202, so it must also fit
+ * the homeserver's own cap, counted in code points: 50 clusters of multi-code-point emoji can
+ * exceed it.
+ */
 export function checkDisplayName(value: string | null, errors: FieldError[]): void {
-  if (value !== null) checkLabel("display_name", value, MAX_DISPLAY_NAME_GRAPHEMES, errors);
+  if (value === null) return;
+  checkLabel("display_name", value, MAX_DISPLAY_NAME_GRAPHEMES, errors);
+  let codePoints = 0;
+  for (const _ of value) codePoints++;
+  if (codePoints > MAX_DISPLAY_NAME_CODE_POINTS) {
+    errors.push({ field: "display_name", message: `must be at most ${MAX_DISPLAY_NAME_CODE_POINTS} Unicode code points (the homeserver's limit; this one has ${codePoints})` });
+  }
 }
 
 export function checkEventId(field: string, value: string | null, errors: FieldError[]): void {

@@ -3,9 +3,10 @@
 // the bodies of the comment reads and visitor writes (reactions, polls and locations included).
 import { authorProof, components as sharedComponents, nullableString, paginationProperties, proofBody, ref, type JSONSchema, type WireOf } from "../../rest/schemas.ts";
 import { selectionOf } from "../../rest/wire.ts";
+import { GRAPHQL_INT } from "../../rest/graphql-int.ts";
 
 const eventId = { type: ["string", "null"], description: "A Matrix event id, or null." } as const;
-const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters)." } as const;
+const displayName = { type: ["string", "null"], description: "Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters and at most 256 code points, the homeserver's limit)." } as const;
 
 export const components = {
   Author: {
@@ -109,7 +110,7 @@ export const requestBodies = {
           url: { type: "string", pattern: "^mxc://", description: "The upload's (or the pack image's) mxc:// URL." },
           filename: nullableString,
           mimetype: { type: "string" },
-          size: { type: "integer" },
+          size: { type: "integer", ...GRAPHQL_INT },
           voice: { type: "boolean", description: "true sends an audio upload as a voice message (MSC3245), as voice=true on the upload does." },
         },
       },
@@ -131,7 +132,7 @@ export const requestBodies = {
     {
       question: { type: "string", description: "1-500 grapheme clusters, no leading/trailing whitespace, no control characters." },
       options: { type: "array", minItems: 2, maxItems: 20, items: { type: "string" }, description: "2-20 options, each 1-200 grapheme clusters; answer ids are \"0\", \"1\", … in this order." },
-      max_selections: { type: ["integer", "null"], description: "Only 1 is accepted (the default)." },
+      max_selections: { type: ["integer", "null"], ...GRAPHQL_INT, description: "Only 1 is accepted (the default)." },
       display_name: displayName,
       reply_to: eventId,
       thread_root: eventId,

@@ -3,9 +3,10 @@ import type { BinaryRoute, Route } from "../../rest/route.ts";
 import { SERVED_MEDIA_TYPES } from "./content-types.ts";
 import { MAX_THUMBNAIL_SIDE, MEDIA_URL_VALIDITY_SECONDS, THUMBNAIL_METHODS } from "./signing.ts";
 import type { MediaProxy, ProxyQuery } from "./proxy.ts";
+import type { UploadAdmissionServices } from "./upload-admission.ts";
 
 declare module "../../rest/route.ts" {
-  interface RouteServices {
+  interface RouteServices extends UploadAdmissionServices {
     mediaProxy: MediaProxy;
   }
 }

@@ -5,6 +5,7 @@ import type { Db } from "../../db/client.ts";
 import { validationError } from "../../core/errors.ts";
 import type { Sites } from "../sites/sites.ts";
 import { eventBytes } from "../../matrix/events.ts";
+import { canonicalJsonProblem } from "../../matrix/canonical-json.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import type { Provisioner } from "../rooms/provisioning.ts";
 import { RoomStore } from "../rooms/room-store.ts";
@@ -59,6 +60,9 @@ export class StickerPacks {
     checkNames(packId, image.shortcode);
     this.requireLocalMedia(image.url);
     if (image.info !== null && (typeof image.info !== "object" || Array.isArray(image.info))) throw validationError("info must be an object.", [{ field: "info", message: "must be an object" }]);
+    // The homeserver refuses state it cannot hold as canonical JSON (M_BAD_JSON): the client's input, a 400.
+    const infoProblem = image.info !== null ? canonicalJsonProblem(image.info, "info") : null;
+    if (infoProblem) throw validationError("info must be valid in Matrix's canonical JSON.", [infoProblem]);
     return this.edit(siteId, packId, (content) => withImage(content, packId, image), true);
   }
 

@@ -38,7 +38,7 @@ export const requestBodies = {
       shortcode: { type: "string", pattern: SHORTCODE_PATTERN, description: `The image's shortcode, ${SHORTCODE_PATTERN}; an existing one is replaced in place.` },
       url: { type: "string", description: "mxc://<this service's homeserver>/<media id>, media id of [A-Za-z0-9_-]." },
       body: { type: "string", maxLength: 1000, description: "The image's description (alt text)." },
-      info: { type: "object", description: "Matrix ImageInfo (w, h, mimetype, size, …), stored as given." },
+      info: { type: "object", description: "Matrix ImageInfo (w, h, mimetype, size, …), stored as given; as Matrix's canonical JSON requires, numbers must be integers within ±(2^53−1) (no floats), nested at most 32 levels (400 validation-error otherwise)." },
     },
   },
 } as const satisfies Record<string, JSONSchema>;

@@ -8,6 +8,8 @@ import { deleteAvatar as deleteAvatarWrite } from "./operations/delete-avatar.ts
 import { homeserverProblems, sitePath } from "../../rest/route-helpers.ts";
 import { uploadParams } from "../media/upload-routes.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
+import { admitUpload } from "../media/upload-admission.ts";
+import { UPLOAD_SLOTS } from "../../rest/upload-slots.ts";
 
 const AVATAR = "/api/v1/sites/{site_id}/visitors/avatar";
 const avatarResult = (description: string) => ({ description, schema: ref("VisitorAvatar"), selection: "avatar_url: avatarUrl" });
@@ -46,7 +48,7 @@ export const uploadAvatar = visitorWriteRoute({
     'Uploads the body to the media repository as the visitor\'s virtual user and makes it the avatar. Signature array: ["UPLOAD_AVATAR", site_id, mime, sha256_hex(body), challenge] with mime exactly as sent.',
     PROPAGATION,
     "mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 415 unsupported-media-type before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).",
-    "The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write).",
+    `The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most ${UPLOAD_SLOTS.perClient} uploads (media and avatars) per client and ${UPLOAD_SLOTS.perInstance} per instance are read at once: one more is 429 rate-limited with Retry-After: ${UPLOAD_SLOTS.retryAfterSeconds}.`,
   ].join("\n\n"),
   auth: "author-proof",
   operation: uploadAvatarWrite,
@@ -59,6 +61,7 @@ export const uploadAvatar = visitorWriteRoute({
       description: "The image's bytes (any Content-Type header is accepted; mime says what they are).",
       maxBytes: (query, config) => maxBytesFor(avatarType(query.mime!).kind, config.media),
       fingerprintQuery: ["mime", "filename"],
+      admit: admitUpload,
     },
   },
   problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
