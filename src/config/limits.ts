@@ -50,6 +50,9 @@ export const SSE_STREAMS_RETRY_AFTER_SECONDS = HOUR;
 /** The Retry-After (seconds) of 503 homeserver-unavailable: a constant, not a prediction. */
 export const HOMESERVER_RETRY_AFTER_SECONDS = 30;
 
+/** Uploads in progress at once, per client and per instance (src/rest/upload-slots.ts): each may hold its size cap in memory. */
+export const UPLOAD_SLOTS = { perClient: 2, perInstance: 8, retryAfterSeconds: 10 } as const;
+
 /** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

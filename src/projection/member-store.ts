@@ -1,7 +1,17 @@
 // Page room membership and profiles (RoomMember), as members.ts projects them.
 import type { Db, Tx } from "../db/client.ts";
 import type { RoomMember } from "../db/generated/sqlite/client.ts";
-import type { Membership } from "./members.ts";
+
+/** A member's profile as a room shows it. */
+export interface Profile {
+  displayName: string | null;
+  avatarUrl: string | null;
+}
+
+/** A RoomMember row's projected columns: what the user's newest member event says. */
+export interface Membership extends Profile {
+  membership: string;
+}
 
 export function memberRow(tx: Tx, roomId: string, userId: string): Promise<RoomMember | null> {
   return tx.roomMember.findUnique({ where: { roomId_userId: { roomId, userId } } });

@@ -3,18 +3,9 @@
 // author's current joined profile, so a rename is announced on each of the author's comments.
 import { commentsBySender } from "./comment-store.ts";
 import { stateEvent } from "./matrix-event-store.ts";
-import { memberRow, saveMember } from "./member-store.ts";
+import { memberRow, saveMember, type Membership, type Profile } from "./member-store.ts";
 import { announce, type PageContext } from "./page-context.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
-
-export interface Profile {
-  displayName: string | null;
-  avatarUrl: string | null;
-}
-
-export interface Membership extends Profile {
-  membership: string;
-}
 
 /** What a member event says; no event means not a member. */
 export function membershipOf(event: RoomEvent | null): Membership {

@@ -1,8 +1,7 @@
 // Uploads in progress are bounded per client and per instance: each may hold up to its size cap
 // in memory while its body is read and sent on, so many at once could exhaust the process.
 import { rateLimited } from "../core/errors.ts";
-
-export const UPLOAD_SLOTS = { perClient: 2, perInstance: 8, retryAfterSeconds: 10 } as const;
+import { UPLOAD_SLOTS } from "../config/limits.ts";
 
 export class UploadSlots {
   private total = 0;

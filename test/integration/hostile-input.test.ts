@@ -7,7 +7,7 @@ import { connect, type AddressInfo } from "node:net";
 import { eventually, startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
-import { UPLOAD_SLOTS } from "../../src/rest/upload-slots.ts";
+import { UPLOAD_SLOTS } from "../../src/config/limits.ts";
 
 const SITE = uniqueSiteId("hostile");
 

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DomainError } from "../../src/core/errors.ts";
-import { UPLOAD_SLOTS, UploadSlots } from "../../src/rest/upload-slots.ts";
+import { UPLOAD_SLOTS } from "../../src/config/limits.ts";
+import { UploadSlots } from "../../src/rest/upload-slots.ts";
 
 const refused = (err: unknown) => err instanceof DomainError && err.status === 429 && err.extra.headers?.["Retry-After"] === String(UPLOAD_SLOTS.retryAfterSeconds);
 

@@ -8,7 +8,7 @@ import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import type { Route } from "../../rest/route.ts";
 import { uploadMedia as uploadMediaWrite } from "./operations/upload-media.ts";
 import { admitUpload } from "./upload-admission.ts";
-import { UPLOAD_SLOTS } from "../../rest/upload-slots.ts";
+import { UPLOAD_SLOTS } from "../../config/limits.ts";
 
 const ACCEPTED = Object.keys(ALLOWED_MEDIA_TYPES).join(", ");
 

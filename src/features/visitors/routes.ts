@@ -9,7 +9,7 @@ import { homeserverProblems, sitePath } from "../../rest/route-helpers.ts";
 import { uploadParams } from "../media/upload-routes.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import { admitUpload } from "../media/upload-admission.ts";
-import { UPLOAD_SLOTS } from "../../rest/upload-slots.ts";
+import { UPLOAD_SLOTS } from "../../config/limits.ts";
 
 const AVATAR = "/api/v1/sites/{site_id}/visitors/avatar";
 const avatarResult = (description: string) => ({ description, schema: ref("VisitorAvatar"), selection: "avatar_url: avatarUrl" });

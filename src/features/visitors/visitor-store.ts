@@ -1,5 +1,5 @@
 // The visitor aggregate: the virtual user a site id and a visitor key derive, and its avatar.
-import type { Db } from "../../db/client.ts";
+import type { Db, Tx } from "../../db/client.ts";
 
 export class VisitorStore {
   constructor(private readonly db: Db) {}
@@ -24,4 +24,15 @@ export class VisitorStore {
     ]);
     return { displayName: user?.displayName ?? null, avatarUrl: avatar?.url ?? null };
   }
+}
+
+/** The avatar on record for a virtual user: its mxc:// URL, or null. */
+export async function recordedAvatar(db: Tx, userId: string): Promise<string | null> {
+  return (await db.visitorAvatar.findUnique({ where: { userId }, select: { url: true } }))?.url ?? null;
+}
+
+/** Records a virtual user's avatar (null: none), in the write's transaction or on its own. */
+export async function recordAvatar(db: Tx, userId: string, url: string | null): Promise<void> {
+  if (url === null) await db.visitorAvatar.deleteMany({ where: { userId } });
+  else await db.visitorAvatar.upsert({ where: { userId }, create: { userId, url }, update: { url } });
 }

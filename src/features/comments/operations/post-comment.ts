@@ -7,6 +7,7 @@ import type { ProofBlock } from "../../../matrix/events.ts";
 import { ALLOWED_MEDIA_TYPES } from "../../media/media-types.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 import { relationRules } from "../../../writes/targets.ts";
+import { findUpload } from "../../media/media-upload-store.ts";
 
 /** media: the body's media object (shape checked by the route's schema): an upload result or {kind: "sticker", url}. */
 const fields = { content: "String", media: "JSON", displayName: "String", replyTo: "String", threadRoot: "String" } as const;
@@ -100,7 +101,7 @@ export const postComment: VisitorOperation<PostCommentInput, Checked> = {
       return { ...c, attached: { kind: "sticker", body: found.body ?? found.shortcode, info: found.info ?? {} } };
     }
     // Only the visitor's own uploads for this site: no posting of arbitrary mxc:// URLs.
-    const upload = await db.mediaUpload.findUnique({ where: { url: c.media.url } });
+    const upload = await findUpload(db, c.media.url);
     if (!upload || upload.siteId !== scope.siteId || upload.authorPublicKey !== scope.author) {
       throw notFound("media-not-found", `${c.media.url} is not an upload of this visitor for this site.`);
     }

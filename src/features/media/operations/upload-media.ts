@@ -9,6 +9,7 @@ import { inspectUpload } from "../sniff.ts";
 import type { UploadedMedia } from "../schemas.ts";
 import type { ImmediateOperation, PageInput, RawBodyInput } from "../../../writes/operation.ts";
 import { builder } from "../../../graphql/builder.ts";
+import { recordUpload } from "../media-upload-store.ts";
 
 /** mime: the declared type, signed as sent; voice: "true" declares an audio upload a voice message. */
 const fields = { mime: "String!", filename: "String", voice: "String" } as const;
@@ -67,8 +68,7 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
     return {
       result,
       persist: async (tx) => {
-        await tx.mediaUpload.create({
-          data: {
+        await recordUpload(tx, {
             url,
             siteId: scope.siteId,
             pageSlug: scope.pageSlug,
@@ -80,7 +80,6 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
             height: c.height,
             sha256: c.sha256,
             voice: c.voice,
-          },
         });
       },
     };

@@ -1,6 +1,7 @@
 // DELETE …/visitors/avatar: removes a visitor's avatar on a site, from its profile and its
 // rooms' member events. Immediate; without an avatar nothing changes (a successful no-op).
 import { applyAvatar } from "../avatars.ts";
+import { recordAvatar, recordedAvatar } from "../visitor-store.ts";
 import type { ImmediateOperation, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
 import { AvatarResultType, type AvatarResult } from "./upload-avatar.ts";
 
@@ -19,13 +20,11 @@ export const deleteAvatar: ImmediateOperation<SiteInput<{}> & RawBodyInput, null
   signatureArray: (_c, s) => deleteAvatarArray(s.siteId, s.challenge),
   async perform(_c, scope, { db, homeserver }) {
     const userId = homeserver.names.visitorUserId(scope.siteId, Buffer.from(scope.author, "base64url"));
-    const current = await db.visitorAvatar.findUnique({ where: { userId } });
+    const current = await recordedAvatar(db, userId);
     if (current) await applyAvatar(homeserver, userId, null);
     return {
       result: { avatarUrl: null },
-      persist: async (tx) => {
-        await tx.visitorAvatar.deleteMany({ where: { userId } });
-      },
+      persist: (tx) => recordAvatar(tx, userId, null),
     };
   },
 };

@@ -11,6 +11,7 @@ import { applyAvatar } from "../avatars.ts";
 import type { ImmediateOperation, OperationServices, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
 import { builder } from "../../../graphql/builder.ts";
 import { uploadAs } from "../../media/operations/upload-media.ts";
+import { recordAvatar } from "../visitor-store.ts";
 
 /** mime: the declared type, signed as sent. */
 const fields = { mime: "String!", filename: "String" } as const;
@@ -45,9 +46,7 @@ export function avatarType(mime: string): DeclaredType {
 /** Sets the avatar on the virtual user's profile and in its rooms; returns how to record it (in the write's transaction). */
 async function setAvatar(services: OperationServices, userId: string, url: string): Promise<(tx: Tx) => Promise<void>> {
   await applyAvatar(services.homeserver, userId, url);
-  return async (tx) => {
-    await tx.visitorAvatar.upsert({ where: { userId }, create: { userId, url }, update: { url } });
-  };
+  return (tx) => recordAvatar(tx, userId, url);
 }
 
 export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarResult> = {
@@ -75,7 +74,6 @@ export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarRes
   async replayed(result, scope, services) {
     if (result.avatarUrl === null) return;
     const userId = await services.provisioner.ensureVisitor(scope.siteId, scope.author, null);
-    const persist = await setAvatar(services, userId, result.avatarUrl);
-    await services.db.$transaction((tx) => persist(tx));
+    await (await setAvatar(services, userId, result.avatarUrl))(services.db);
   },
 };
