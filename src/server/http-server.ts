@@ -10,6 +10,7 @@ import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
 import { readBody, type Refusal } from "./request-body.ts";
 import type { Services } from "./services.ts";
+import { serveWidgetAssets } from "../widget/serve.ts";
 
 /** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -60,6 +61,8 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       await handleAppservice(services, req, res, target, () => readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)));
       return;
     }
+    // Static assets (the embeddable widget and the SDK), not API routes.
+    if (await serveWidgetAssets(req, res, path)) return;
     // The adapter reads the body only after admission. A refused request's unread body is
     // discarded by Node as it arrives (the connection stays usable), never buffered.
     await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy }, (limit = MAX_BODY_BYTES) =>
