@@ -36,6 +36,7 @@ export class MatrixComments extends HTMLElement {
   /** Submissions posted from here and not yet seen in the list. */
   private readonly pending = new Set<string>();
   private frame = 0;
+  private readonly rendered = new Map<string, { key: string; item: HTMLElement; replies: HTMLElement }>();
   private readonly listHost = h("div");
   private readonly composerHost = h("div");
   private readonly live = h("span", { class: "status", role: "status" });
@@ -79,6 +80,7 @@ export class MatrixComments extends HTMLElement {
 
   private async start(): Promise<void> {
     this.loadError = null;
+    this.rendered.clear();
     this.listHost.replaceChildren(h("p", { class: "status" }, this.s.loading));
     try {
       this.client = await CommentsClient.connect({ baseUrl: this.api, site: this.site, keyStore: indexedDbKeyStore() });
@@ -127,9 +129,27 @@ export class MatrixComments extends HTMLElement {
     this.typing.textContent = typing.length ? s.typing(typing) : "";
   }
 
+  /**
+   * A comment's list item: reused while what it shows is unchanged, so a live event does not
+   * rebuild the whole list under the visitor's pointer; its replies are arranged afresh.
+   */
   private comment(node: CommentNode): HTMLElement {
-    const s = this.s;
     const m = node.message;
+    const id = m.event_id;
+    const key = JSON.stringify([m, this.replyTo === id, this.editing === id, this.palette === id, this.votes.get(id) ?? null]);
+    let entry = this.rendered.get(id);
+    if (entry?.key !== key) {
+      const replies = h("ol", { class: "replies" });
+      entry = { key, item: this.renderComment(m, replies), replies };
+      this.rendered.set(id, entry);
+    }
+    entry.replies.replaceChildren(...node.children.map((child) => this.comment(child)));
+    entry.replies.hidden = node.children.length === 0;
+    return entry.item;
+  }
+
+  private renderComment(m: Message, replies: HTMLElement): HTMLElement {
+    const s = this.s;
     const id = m.event_id;
     const name = authorName(m);
     const gone = m.status === "redacted";
@@ -152,11 +172,11 @@ export class MatrixComments extends HTMLElement {
           m.status === "edited" && h("span", { class: "meta" }, s.edited),
         ),
         this.editing === id ? this.form(`edit:${id}`, s.edit, s.save, (text) => this.client!.editComment(this.page, id, text), this.textOf(m)) : h("div", { class: "body" }, this.content(m)),
-        !gone && this.reactions(m),
         !gone &&
           h(
             "div",
-            { class: "row actions" },
+            { class: "row" },
+            this.reactions(m),
             h("button", { class: "link", "data-key": `reply:${id}`, "aria-expanded": String(this.replyTo === id), onclick: () => this.toggle("replyTo", id) }, s.reply),
             own && m.content.type === "text" && h("button", { class: "link", "data-key": `edit:${id}`, onclick: () => this.toggle("editing", id) }, s.edit),
             own && h("button", { class: "link", "data-key": `delete:${id}`, onclick: () => void this.deleteComment(id) }, s.delete),
@@ -165,7 +185,7 @@ export class MatrixComments extends HTMLElement {
           this.form(`reply:${id}`, s.repliesTo(name), s.reply, (text) =>
             this.client!.postComment(this.page, { content: text, displayName: this.displayName(), replyTo: id, threadRoot: m.thread_root ?? id }),
           ),
-        node.children.length > 0 && h("ol", { class: "replies" }, node.children.map((child) => this.comment(child))),
+        replies,
       ),
     );
   }
@@ -221,13 +241,12 @@ export class MatrixComments extends HTMLElement {
     }
   }
 
-  private reactions(m: Message): HTMLElement {
+  /** The reaction buttons, the "add a reaction" toggle and, when open, its palette. */
+  private reactions(m: Message): Child[] {
     const s = this.s;
     const id = m.event_id;
     const open = this.palette === id;
-    return h(
-      "div",
-      { class: "row" },
+    return [
       m.reactions.map((r) =>
         h("button", { "data-key": `react:${id}:${r.key}`, "aria-pressed": String(r.mine), "aria-label": s.reaction(r.key, r.count, r.mine), onclick: () => void this.react(m, r.key) }, `${r.key} ${r.count}`),
       ),
@@ -238,7 +257,7 @@ export class MatrixComments extends HTMLElement {
           { class: "palette", role: "group", "aria-label": s.react },
           QUICK_REACTIONS.map((key) => h("button", { "data-key": `quick:${id}:${key}`, "aria-label": s.reactWith(key), onclick: () => ((this.palette = null), void this.react(m, key)) }, key)),
         ),
-    );
+    ];
   }
 
   /** A reply or edit form (inline under a comment); its draft survives re-renders. */

@@ -3,7 +3,7 @@
 // (gitignored), which outlives the test work directory.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from "puppeteer-core";
 
 export const ARTIFACTS_DIR = resolve(import.meta.dirname, "../../test-artifacts");
 
@@ -16,15 +16,37 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+declare global {
+  /** The widget's shadow root (page helper). */
+  function widgetRoot(): ShadowRoot | null;
+  /** The comment (article) whose own body contains `text` (page helper). */
+  function commentWith(text: string): HTMLElement | null;
+  /** The button of that comment's own rows whose text or aria-label is `label` (page helper). */
+  function buttonOf(text: string, label: string): HTMLButtonElement | null;
+}
+
+// Test functions are compiled by tsx with esbuild's keepNames, whose __name helper the page
+// does not have: an identity stand-in. And lookups by visible text, which selectors lack.
+const PAGE_HELPERS = `
+window.__name = (f) => f;
+window.widgetRoot = () => document.querySelector("matrix-comments")?.shadowRoot ?? null;
+window.commentWith = (text) => [...(widgetRoot()?.querySelectorAll("article") ?? [])].find((a) => a.querySelector(":scope > .body")?.textContent.includes(text)) ?? null;
+window.buttonOf = (text, label) => [...(commentWith(text)?.querySelectorAll(":scope > .row button") ?? [])].find((b) => b.textContent.trim() === label || b.getAttribute("aria-label") === label) ?? null;
+`;
+
+/** Waits until `fn` (run in the page) returns something truthy; returns it as an element handle (click it). */
+export async function find<A extends unknown[]>(page: Page, fn: (...args: A) => unknown, ...args: A): Promise<ElementHandle<Element>> {
+  const handle = await page.waitForFunction(fn as (...a: unknown[]) => unknown, { timeout: 20_000, polling: 100 }, ...args);
+  return handle.asElement() as ElementHandle<Element>;
+}
+
 /** A new tab with the demo page of `slug` open and its widget rendered; `prepare` runs before the page loads. */
 export async function openWidget(context: Browser | BrowserContext, demoUrl: string, slug: string, prepare?: (page: Page) => void): Promise<Page> {
   const page = await context.newPage();
   prepare?.(page);
   await page.setViewport({ width: 800, height: 900 });
   page.on("dialog", (dialog) => void dialog.accept());
-  // Test functions are compiled by tsx with esbuild's keepNames, whose __name helper the
-  // page does not have: an identity stand-in.
-  await page.evaluateOnNewDocument("window.__name = (f) => f");
+  await page.evaluateOnNewDocument(PAGE_HELPERS);
   await page.goto(`${demoUrl}/?page=${slug}`);
   await page.waitForFunction(() => !!document.querySelector("matrix-comments")?.shadowRoot?.querySelector("ol"));
   return page;
