@@ -167,6 +167,9 @@ describe("the widget in a browser", () => {
     tabA.on("request", intercept);
     await post(tabA, "Only once, please");
     await shown(tabA, "Only once, please");
+    // The first attempt's comment shows before the retry (after a backoff) has its answer.
+    await eventually(async () => attempts.length === 2, 20_000, "the retry");
+    await waitInWidget(tabA, (root) => root.textContent!.includes("Posted."));
     tabA.off("request", intercept);
     await tabA.setRequestInterception(false);
     assert.equal(attempts.length, 2);
