@@ -9,6 +9,9 @@ import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
+/** What /widget.js may weigh, gzipped (checked by npm run bench:widget and a test). */
+export const WIDGET_BUDGET_GZIP_BYTES = 40 * 1024;
+
 export interface Asset {
   body: Uint8Array;
   gzip: Uint8Array;
