@@ -121,9 +121,9 @@ export class CommentsClient {
     return this.http.json({ method: "GET", path: `${this.sitePath()}/visitors/profile?${new URLSearchParams({ author_public_key: publicKey })}` });
   }
 
-  /** Live events of a page, resumed with Last-Event-ID and reconnected with backoff. */
-  live(page: string, handlers: LiveHandlers): LiveConnection {
-    return new LiveConnection(this.http, `${this.pagePath(page)}/sse`, handlers);
+  /** Live events of a page, reconnected with backoff and resumed with Last-Event-ID (after `lastEventId`, when given). */
+  live(page: string, handlers: LiveHandlers, lastEventId: string | null = null): LiveConnection {
+    return new LiveConnection(this.http, `${this.pagePath(page)}/sse`, handlers, lastEventId);
   }
 
   // --------------------------------------------------------------- writes --

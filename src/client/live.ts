@@ -14,13 +14,13 @@ export interface LiveHandlers {
 
 export class LiveConnection {
   private readonly controller = new AbortController();
-  /** The id of the last event received: sent back as Last-Event-ID. */
-  lastEventId: string | null = null;
 
   constructor(
     private readonly http: Http,
     private readonly path: string,
     private readonly handlers: LiveHandlers,
+    /** The id of the last event received, sent back as Last-Event-ID; given, the stream resumes after it. */
+    public lastEventId: string | null = null,
   ) {
     void this.run();
   }
