@@ -73,12 +73,12 @@ export class MatrixComments extends HTMLElement {
   }
 
   attributeChangedCallback(): void {
-    if (!this.isConnected || !this.list) return;
-    this.list.stop();
-    void this.start();
+    if (this.isConnected && this.list) void this.start();
   }
 
   private async start(): Promise<void> {
+    this.list?.stop();
+    this.list = null;
     this.loadError = null;
     this.rendered.clear();
     this.listHost.replaceChildren(h("p", { class: "status" }, this.s.loading));
