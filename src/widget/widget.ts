@@ -5,7 +5,7 @@
 import { ApiError, CommentList, CommentsClient, indexedDbKeyStore, type CommentNode, type Message, type StickerPack } from "../client/index.ts";
 import { h, linkify, safeUrl, type Child } from "./dom.ts";
 import { css } from "./styles.ts";
-import { strings } from "./strings.ts";
+import { strings, type Strings } from "./strings.ts";
 
 const QUICK_REACTIONS = ["👍", "❤️", "😂", "🎉", "😮", "😢"];
 /** Where this script was loaded from: the service that serves it is the API's default base. */
@@ -19,7 +19,7 @@ const describe = (err: unknown) => (err instanceof ApiError ? (err.problem?.deta
 const authorName = (m: Message) => m.author.display_name || (m.author.type === "matrix" ? (m.author.mxid ?? "") : "") || MatrixComments.strings.anonymous;
 
 export class MatrixComments extends HTMLElement {
-  static strings = strings;
+  static strings: Strings = strings;
   static observedAttributes = ["site", "page", "api"];
 
   private readonly root = this.attachShadow({ mode: "open" });
