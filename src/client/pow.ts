@@ -19,11 +19,13 @@ export function solvePowSync(challenge: string, difficulty: number): string {
   ]);
   const W = new Uint32Array(64);
   const H = new Uint32Array(8);
+  // Room for the longest candidate (a nonce of up to 13 base-36 digits), reused: no allocation per hash.
+  const words = new Uint32Array((((challenge.length + 14 + 8) >> 6) + 1) * 16);
   for (let n = 0; ; n++) {
     const text = `${challenge}|${n.toString(36)}`;
     const length = text.length;
     const blocks = ((length + 8) >> 6) + 1;
-    const words = new Uint32Array(blocks * 16);
+    words.fill(0);
     for (let i = 0; i < length; i++) words[i >> 2]! |= text.charCodeAt(i) << (24 - (i & 3) * 8);
     words[length >> 2]! |= 0x80 << (24 - (length & 3) * 8);
     words[blocks * 16 - 1] = length * 8;
