@@ -251,7 +251,7 @@ describe("the widget in a browser", () => {
     await waitInWidget(tabB, (root, n) => root.querySelectorAll("article").length > n, 20_000, first);
   });
 
-  test("the keyboard reaches every control: tabbing from the composer posts with Ctrl+Enter", async () => {
+  test("the keyboard posts (Ctrl+Enter in the composer) and every button has an accessible name", async () => {
     await tabB.focus("matrix-comments >>> textarea[name=comment]");
     await tabB.keyboard.type("Sent from the keyboard");
     await tabB.keyboard.down("Control");
