@@ -17,7 +17,8 @@
 #                        copy the appservice registration, start Synapse detached
 #                        and wait until it answers; restarts a running instance
 #                        only when its registration or generated config changed
-#   stop                 stop the instance (no error if it is not running)
+#   stop                 stop the instance (no error if it is not running); unmount the
+#                        chroot's /proc when no other instance runs in it
 #   restart              stop, then start (on the port the instance last used,
 #                        unless SYNAPSE_PORT is set)
 #   status               exit 0 if the instance is running and answering
@@ -613,6 +614,24 @@ cmd_start() {
   printf 'synapse: ready at http://127.0.0.1:%s (server name %s)\n' "$port" "$server_name"
 }
 
+# Unmount the chroot's /proc once no process runs inside the chroot any more (other
+# instances may still), so the cache directory can be removed; start mounts it again.
+release_proc() {
+  local lock_fd root real
+  real=$(readlink -f "$ROOT")
+  take_lock "$ROOT.lock" lock_fd
+  if mountpoint -q "$ROOT/proc"; then
+    for root in /proc/[0-9]*/root; do
+      if [[ $(readlink "$root" 2>/dev/null) == "$real" ]]; then
+        release_lock "$lock_fd"
+        return 0
+      fi
+    done
+    umount "$ROOT/proc" 2>/dev/null || umount -l "$ROOT/proc" || true
+  fi
+  release_lock "$lock_fd"
+}
+
 cmd_stop() {
   require_root
   if [[ ! -d $INST ]]; then
@@ -627,6 +646,7 @@ cmd_stop() {
     rm -f "$PID_FILE"
     say "instance '$INSTANCE' is not running"
   fi
+  release_proc
 }
 
 cmd_status() {

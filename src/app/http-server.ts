@@ -12,6 +12,7 @@ import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
+import { serveWidgetAssets } from "../widget/serve.ts";
 
 function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
   const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
@@ -68,6 +69,8 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       await handleAppservice(services, req, res, target, () => readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)));
       return;
     }
+    // Static assets (the embeddable widget and the SDK), not API routes.
+    if (await serveWidgetAssets(req, res, path)) return;
     // The adapter reads the body only after admission. A refused request's unread body is
     // discarded by Node as it arrives (the connection stays usable), never buffered.
     await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy }, (limit = MAX_BODY_BYTES) =>

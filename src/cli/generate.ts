@@ -1,6 +1,7 @@
 // npm run generate: rewrites every generated artifact from its source:
 //   schema/schema.graphql      from the Pothos schema
 //   openapi/openapi.json       from the route table
+//   src/client/api-types.ts    from the OpenAPI document (the SDK's request and response types)
 //   prisma/postgres/schema.prisma from prisma/schema.prisma (then both Prisma clients)
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -6,6 +6,7 @@ import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config
 import { DEMO_ORIGIN, DEMO_SITE, devConfigDocument } from "../config/dev-defaults.ts";
 import { startLocalHomeserver } from "../matrix/local-homeserver.ts";
 import { startService, writeRegistration } from "../app/app.ts";
+import { startDemoServer } from "../widget/serve.ts";
 
 const { values } = parseArgs({ options: { config: { type: "string" }, "no-worker": { type: "boolean" } } });
 const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
@@ -29,11 +30,16 @@ if (!configPath) {
 }
 
 const service = await startService(config, { worker: !values["no-worker"] });
-const demo = configPath ? "" : ` — demo site "${DEMO_SITE}", origin ${DEMO_ORIGIN}`;
+// The demo page is served from the demo site's own origin, so it embeds the widget as any site would: cross-origin.
+const demoServer = configPath ? null : await startDemoServer({ apiUrl: service.url, site: DEMO_SITE, port: Number(new URL(DEMO_ORIGIN).port) });
+const demo = demoServer ? ` — demo ${demoServer.url}/ (site "${DEMO_SITE}", origin ${DEMO_ORIGIN})` : "";
 console.log(`comment-service listening on ${service.url}${demo} (appservice registration: ${registration})`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    void service.stop().then(() => process.exit(0));
+    void Promise.all([service.stop(), demoServer?.close()]).then(() => {
+      if (!configPath) console.error("comment-service: stopped; the local Synapse keeps running for a fast restart (stop it with: npm run homeserver -- stop)");
+      process.exit(0);
+    });
   });
 }
