@@ -9,7 +9,9 @@ import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { providerOf, sqlitePath } from "./database-url.ts";
 
 export type Db = SqliteClient;
-export type { Prisma } from "./generated/sqlite/client.ts";
+export { Prisma } from "./generated/sqlite/client.ts";
+/** The read model's row types, for code that handles rows a store returned. */
+export type { Comment, LiveEvent, Reaction, Retirement, Room, RoomMember, Submission } from "./generated/sqlite/client.ts";
 /** The client inside `db.$transaction(async (tx) => …)`. */
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] & Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 

@@ -1,6 +1,6 @@
 // The rows a GraphQL operation's loaders fetch in batches (src/graphql/context.ts).
 import type { Db } from "../db/client.ts";
-import type { Reaction, RoomMember } from "../db/generated/sqlite/client.ts";
+import type { Reaction, RoomMember } from "../db/client.ts";
 
 /** Current room profiles of (room, user) pairs, as found (missing ones are absent). */
 export function roomMembers(db: Db, pairs: [roomId: string, userId: string][]): Promise<RoomMember[]> {

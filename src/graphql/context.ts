@@ -3,7 +3,7 @@
 import DataLoader from "dataloader";
 import type { Db } from "../db/client.ts";
 import type { IdempotencyScope, RequestInfo } from "../core/request.ts";
-import type { Reaction } from "../db/generated/sqlite/client.ts";
+import type { Reaction } from "../db/client.ts";
 import type { Membership } from "../projection/member-store.ts";
 import { reactionsOn, roomMembers } from "./batch-read-store.ts";
 

@@ -1,6 +1,6 @@
 // Comment and Reaction rows, as comments.ts derives them from the event store.
 import type { Prisma, Tx } from "../db/client.ts";
-import type { Comment, Reaction, Room } from "../db/generated/sqlite/client.ts";
+import type { Comment, Reaction, Room } from "../db/client.ts";
 
 export function commentRow(tx: Tx, eventId: string): Promise<Comment | null> {
   return tx.comment.findUnique({ where: { eventId } });

@@ -2,7 +2,7 @@
 // store whenever an event it depends on is applied (event-kinds.ts says which), and announced on
 // the page's live stream only when what clients see has changed (so a repeated event announces
 // nothing).
-import type { Comment, Reaction } from "../db/generated/sqlite/client.ts";
+import type { Comment, Reaction } from "../db/client.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
 import { reactionSummaries } from "./annotations.ts";
 import { changeReactions, commentRow, createComment, reactionRows, updateComment } from "./comment-store.ts";

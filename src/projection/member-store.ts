@@ -1,6 +1,6 @@
 // Page room membership and profiles (RoomMember), as members.ts projects them.
 import type { Db, Tx } from "../db/client.ts";
-import type { RoomMember } from "../db/generated/sqlite/client.ts";
+import type { RoomMember } from "../db/client.ts";
 
 /** A member's profile as a room shows it. */
 export interface Profile {

@@ -1,6 +1,6 @@
 // What applying one event in a page room works with, and how its effects are announced.
 import type { Tx } from "../db/client.ts";
-import type { Room } from "../db/generated/sqlite/client.ts";
+import type { Room } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import { addCommentLiveEvent } from "./live-event-store.ts";
 

@@ -1,7 +1,7 @@
 // The rooms events are projected into: page rooms (Room) and sites' Spaces (Site.spaceRoomId).
 // Recorded by provisioning; the projection only reads them.
 import type { Db } from "../db/client.ts";
-import type { Room } from "../db/generated/sqlite/client.ts";
+import type { Room } from "../db/client.ts";
 
 export function pageRoom(db: Db, roomId: string): Promise<Room | null> {
   return db.room.findUnique({ where: { roomId } });

@@ -1,6 +1,6 @@
 // Performing a queued visitor write: provision what is missing (Space, page room, virtual
 // user, membership), then apply the Matrix effect computed when the write was accepted.
-import type { Submission } from "../db/generated/sqlite/client.ts";
+import type { Submission } from "../db/client.ts";
 import type { Homeserver } from "../matrix/homeserver.ts";
 import { hasErrcode } from "../matrix/errors.ts";
 import { submissionTxnId } from "../matrix/events.ts";

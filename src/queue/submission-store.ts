@@ -7,7 +7,7 @@
 // `FOR UPDATE SKIP LOCKED` lets instances claim side by side without waiting for each other.
 import type { Db, Tx } from "../db/client.ts";
 import type { Provider } from "../db/database-url.ts";
-import { Prisma, type Submission } from "../db/generated/sqlite/client.ts";
+import { Prisma, type Submission } from "../db/client.ts";
 
 /** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
 export interface Claim {

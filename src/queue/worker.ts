@@ -7,7 +7,7 @@
 import type { Db } from "../db/client.ts";
 import { PeriodicPass } from "../cluster/periodic-pass.ts";
 import type { Provider } from "../db/database-url.ts";
-import type { Submission } from "../db/generated/sqlite/client.ts";
+import type { Submission } from "../db/client.ts";
 import { classifyMatrixError } from "../matrix/errors.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { SubmissionStore, type Claim, type Outcome } from "./submission-store.ts";

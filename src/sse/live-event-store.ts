@@ -7,7 +7,7 @@
 // held until it commits, so ids are handed out in commit order. (SQLite serializes writers.)
 import type { Db, Tx } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
-import type { LiveEvent } from "../db/generated/sqlite/client.ts";
+import type { LiveEvent } from "../db/client.ts";
 
 const TURN_KEY = "live_event_turn";
 

@@ -4,7 +4,7 @@
 // read together are coalesced: a typing state or a user's presence or receipt superseded by a
 // later one in the same read is skipped, so a burst costs one frame per page, not one per event.
 import type { Db } from "../db/client.ts";
-import type { LiveEvent } from "../db/generated/sqlite/client.ts";
+import type { LiveEvent } from "../db/client.ts";
 import type { LiveEvents } from "./live-events.ts";
 import { latestLiveEventId, pageLiveEvents } from "./live-event-store.ts";
 

@@ -7,6 +7,7 @@ import { connect, type AddressInfo } from "node:net";
 import { eventually, startTestService, uniqueSiteId, TEST_ORIGIN, type TestService } from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
+import { expectProblem } from "../support/problems.ts";
 import { UPLOAD_SLOTS } from "../../src/config/limits.ts";
 
 const SITE = uniqueSiteId("hostile");
@@ -20,15 +21,6 @@ before(async () => {
 after(async () => {
   await service?.stop();
 });
-
-async function expectProblem(res: Response, status: number, code: string): Promise<any> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  assert.equal(res.headers.get("content-type"), "application/problem+json");
-  const problem = JSON.parse(text);
-  assert.equal(problem.code, code, text);
-  return problem;
-}
 
 describe("secrets of the right UTF-16 length but more bytes (issue 18.4)", () => {
   // Same UTF-16 length as the configured token, twice the UTF-8 bytes.

@@ -1,8 +1,8 @@
 // Domain reads of the projected comments (Comment rows, their maintained positions and counts,
 // reactions); the projection writes them (src/projection/).
 import type { Db } from "../../db/client.ts";
-import { Prisma } from "../../db/generated/sqlite/client.ts";
-import type { Comment } from "../../db/generated/sqlite/client.ts";
+import { Prisma } from "../../db/client.ts";
+import type { Comment } from "../../db/client.ts";
 
 export interface PageKey {
   siteId: string;

@@ -6,7 +6,7 @@
 // backoff. Instances sharing a database may run it at the same time: the steps tolerate that.
 import type { PageChange } from "../../cluster/signals.ts";
 import type { Db } from "../../db/client.ts";
-import type { Retirement } from "../../db/generated/sqlite/client.ts";
+import type { Retirement } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { hasErrcode } from "../../matrix/errors.ts";
 import { MAX_RETRY_DELAY_MS } from "../../queue/backoff.ts";

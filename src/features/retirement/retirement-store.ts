@@ -3,7 +3,7 @@
 // of what was retired.
 import { forgetPositions, repositionPage } from "../../projection/position-store.ts";
 import type { Db, Tx } from "../../db/client.ts";
-import type { Retirement } from "../../db/generated/sqlite/client.ts";
+import type { Retirement } from "../../db/client.ts";
 
 export class RetirementStore {
   constructor(private readonly db: Db) {}
