@@ -1,5 +1,5 @@
 // The live events the projection adds (LiveEvent rows, which SSE reads), each in its turn
-// (src/sse/live-event-order.ts) so ids become visible in order.
+// (src/sse/live-event-store.ts) so ids become visible in order.
 import type { Db, Tx } from "../db/client.ts";
 import { addLiveEvents, takeLiveEventTurn } from "../sse/live-event-store.ts";
 
