@@ -58,6 +58,7 @@ export async function startService(config: Config, options: { worker?: boolean; 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await services.signals.close();
+      await services.sharedRateLimits?.close();
       await services.db.$disconnect();
     },
   };

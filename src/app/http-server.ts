@@ -40,6 +40,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       requireClaim: (siteId, token) => services.sites.requireClaim(siteId, token),
       requireSiteWrite: (siteId, pageSlug, request) => services.siteWriteAuth.require(siteId, pageSlug, request),
       mediaBase: (request) => services.mediaUrls.resolveBase(request),
+      sharedRateLimits: services.sharedRateLimits,
     },
     schema,
     routes,

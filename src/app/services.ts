@@ -43,6 +43,7 @@ import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
 import { PostgresSignals } from "../cluster/postgres-signals.ts";
 import { Leadership } from "../cluster/leader.ts";
 import { knownSiteIds } from "../cluster/known-sites-store.ts";
+import { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 
 export interface Services {
   config: Config;
@@ -79,6 +80,8 @@ export interface Services {
   signals: ClusterSignals;
   /** Runs the background passes on one instance of the cluster. */
   leader: Leadership;
+  /** Rate-limit budgets shared by the instances on one PostgreSQL database; null on SQLite (or with rate limits off). */
+  sharedRateLimits: SharedRateLimitStore | null;
   log: (message: string) => void;
 }
 
@@ -168,6 +171,7 @@ export async function createServices(config: Config, log: (message: string) => v
     botInbox,
     signals,
     leader: new Leadership(config.database.url, config.cluster.leaderRetryMs, log),
+    sharedRateLimits: config.rateLimit.enabled && providerOf(config.database.url) === "postgres" ? await SharedRateLimitStore.open(config.database.url) : null,
     log,
   };
 }

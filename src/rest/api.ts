@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Config } from "../config/config.ts";
+import type { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 import type { ClusterSignals } from "../cluster/signals.ts";
 import { createContext, type CheckedSite, type ContextServices } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../core/errors.ts";
@@ -44,6 +45,8 @@ export interface RestServices {
   requireSiteWrite(siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<CheckedSite>;
   /** What media proxy URLs in a request's answers are absolute against (MediaUrls.resolveBase). */
   mediaBase(request: RequestInfo | null): string | null;
+  /** The budgets' shared store (PostgreSQL): null when each instance counts alone (SQLite). */
+  sharedRateLimits?: SharedRateLimitStore | null;
 }
 
 interface Prepared {
@@ -73,7 +76,7 @@ export class RestApi {
     // Without an operator token the operator routes do not exist: their paths are unknown (404).
     const served = services.config.security.operatorToken ? routes : routes.filter((route) => route.auth !== "operator");
     this.router = new Router(served);
-    this.limiters = buildLimiters(services.config.rateLimit);
+    this.limiters = buildLimiters(services.config.rateLimit, services.sharedRateLimits);
     this.reads = new CachedReads(services.config, services.signals, schema, served);
     this.feeds = new SharedFeeds(services.log);
     const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
@@ -126,7 +129,7 @@ export class RestApi {
         throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
       }
       const prepared = this.prepared.get(match.route)!;
-      this.admit(prepared.route, head);
+      await this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
@@ -142,7 +145,7 @@ export class RestApi {
       const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
       // Site write auth may be HMAC over the body hash: after the body.
       const checkedSite = prepared.route.auth === "site-write" ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request) : null;
-      this.spend(prepared.route.postAuthRateLimit, request);
+      await this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(prepared.route, request, input.query) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
@@ -166,15 +169,15 @@ export class RestApi {
    * valid tokens alike spend) and operator auth: before the body is read, so refused requests
    * cost little.
    */
-  private admit(route: Route, request: RequestHead): void {
-    for (const name of preAuthBudgets(route)) this.spend(name, request);
+  private async admit(route: Route, request: RequestHead): Promise<void> {
+    for (const name of preAuthBudgets(route)) await this.spend(name, request);
     if (route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
   }
 
   /** One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. */
-  private spend(name: RateLimitName | undefined, request: RequestHead): void {
+  private async spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> {
     const limiter = name && this.limiters?.[name];
-    if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
+    if (limiter && !(await limiter.take(request.clientIp, Date.now()))) throw rateLimited(limiter.retryAfterSeconds);
   }
 
   private readTarget(prepared: Prepared, params: Record<string, string>, request: RequestHead): Pick<RouteInput, "params" | "query"> {
