@@ -39,7 +39,8 @@ export function writeRegistration(config: Config): string {
 
 export async function startService(config: Config, options: { worker?: boolean; log?: (m: string) => void } = {}): Promise<RunningService> {
   const services = await createServices(config, options.log);
-  const server = createHttpServer(services, schema, apiRoutes);
+  const http = createHttpServer(services, schema, apiRoutes);
+  const server = http.server;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.server.listenPort, config.server.listenHost, () => resolve());
@@ -54,9 +55,24 @@ export async function startService(config: Config, options: { worker?: boolean; 
     server,
     url: `http://${config.server.listenHost}:${port}`,
     async stop() {
-      await stopBackgroundPasses();
+      // Graceful: readiness turns false; no new connections; idle keep-alive connections close;
+      // SSE streams end with a retry hint (clients reconnect elsewhere); requests in flight
+      // finish (up to server.shutdown_timeout_ms); then the worker finishes its claimed
+      // submissions and records them (no lease is left held), the leader lock is released and
+      // the database closed.
+      services.health.stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const streams = http.endStreams();
+      if (streams > 0) services.log(`stopping: ended ${streams} event stream(s) with a retry hint`);
+      const deadline = Date.now() + config.server.shutdownTimeoutMs;
+      while (http.inFlight > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        server.closeIdleConnections();
+      }
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
+      await stopBackgroundPasses();
       await services.signals.close();
       await services.sharedRateLimits?.close();
       await services.db.$disconnect();

@@ -30,7 +30,16 @@ function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefin
   return headers;
 }
 
-export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): Server {
+/** The HTTP server, and what a graceful stop needs of it. */
+export interface ServiceHttpServer {
+  server: Server;
+  /** Requests being answered now (SSE streams included). */
+  readonly inFlight: number;
+  /** Ends every open SSE stream with a retry hint. */
+  endStreams(): number;
+}
+
+export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): ServiceHttpServer {
   const rest = new RestApi(
     {
       config: services.config,
@@ -55,6 +64,14 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const headers = lowercaseHeaders(req);
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
     const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
+    // Orchestrator probes (docs/operations.md#health): outside the API, never rate limited.
+    if (path === "/health/live" || path === "/health/ready") {
+      const body = path === "/health/live" ? { live: true } : await services.health.ready();
+      const status = "ready" in body && !body.ready ? 503 : 200;
+      res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+      res.end(JSON.stringify(body));
+      return;
+    }
     if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
       try {
         requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
@@ -79,7 +96,12 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     );
   };
 
+  let inFlight = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    res.once("close", () => inFlight--);
+    // A stopping instance answers what is in flight but asks clients not to reuse the connection.
+    if (services.health.stopping) res.setHeader("Connection", "close");
     handle(req, res).catch((err) => {
       services.log(`http: ${(err as Error).stack ?? err}`);
       if (res.headersSent) res.end();
@@ -88,5 +110,11 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     });
   });
   server.on("clientError", answerFramingError);
-  return server;
+  return {
+    server,
+    get inFlight() {
+      return inFlight;
+    },
+    endStreams: () => rest.endStreams(),
+  };
 }

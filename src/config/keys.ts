@@ -23,6 +23,7 @@ export const CONFIG_KEYS = {
   "server.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the HTTP server binds to." },
   "server.listen_port": { type: "integer", default: 8080, min: 0, max: 65535, doc: "Port the HTTP server listens on (0 picks a free port)." },
   "server.public_base_url": { type: "string", default: "", blankIsNull: true, doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
+  "server.shutdown_timeout_ms": { type: "integer", default: 10_000, min: 0, doc: "On SIGTERM, how long requests in flight may take to finish before their connections are closed (SSE streams end at once, with a retry hint)." },
   "server.trusted_proxies": { type: "string[]", default: [], doc: "Peers whose X-Forwarded-For is honored: CIDRs or presets loopback, private, linklocal." },
 
   "database.url": { type: "string", default: "file:./.data/comments.db", doc: "file:<path> for SQLite (relative to the working directory) or postgres://… for PostgreSQL." },

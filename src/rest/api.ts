@@ -57,11 +57,16 @@ interface Prepared {
   validateQuery: ValidateFunction | null;
 }
 
+/** The reconnection delay (ms) streams ended by a graceful stop tell their clients. */
+export const STOP_RETRY_MS = 500;
+
 export class RestApi {
   private readonly router: Router;
   private readonly prepared = new Map<Route, Prepared>();
   private readonly limiters: Record<RateLimitName, Limiter> | null;
   private openStreams = 0;
+  /** How to end each open stream (graceful stop). */
+  private readonly streamEnders = new Set<() => void>();
   private readonly uploads = new UploadSlots();
   /** One subscription per stream (page) shared by its SSE clients. */
   readonly feeds: SharedFeeds;
@@ -95,6 +100,13 @@ export class RestApi {
         validateQuery: route.query ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required }) : null,
       });
     }
+  }
+
+  /** Ends every open SSE stream with a retry hint (the instance is stopping); returns how many. */
+  endStreams(): number {
+    const enders = [...this.streamEnders];
+    for (const end of enders) end();
+    return enders.length;
   }
 
   /**
@@ -273,11 +285,22 @@ export class RestApi {
       if (!open) return;
       open = false;
       this.openStreams--;
+      this.streamEnders.delete(end);
       res.off("close", free);
       client?.close();
       writer?.close();
       void catchUp?.return?.();
     };
+    // On a graceful stop: a retry hint, then the end; the client reconnects (with Last-Event-ID)
+    // to another instance.
+    const end = () => {
+      if (writer) {
+        writer.writeRaw(Buffer.from(`retry: ${STOP_RETRY_MS}\n\n`));
+        writer.close();
+      } else res.destroy();
+      free();
+    };
+    this.streamEnders.add(end);
     res.once("close", free);
     try {
       // Frames carry absolute media URLs: clients reaching the service under one base URL share a feed.
