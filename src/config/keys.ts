@@ -24,6 +24,9 @@ export const CONFIG_KEYS = {
   "server.listen_port": { type: "integer", default: 8080, min: 0, max: 65535, doc: "Port the HTTP server listens on (0 picks a free port)." },
   "server.public_base_url": { type: "string", default: "", blankIsNull: true, doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
   "server.shutdown_timeout_ms": { type: "integer", default: 10_000, min: 0, doc: "On SIGTERM, how long requests in flight may take to finish before their connections are closed (SSE streams end at once, with a retry hint)." },
+  "log.level": { type: "string", default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], doc: "Least severity logged (JSON lines on stdout, one per request at info)." },
+  "metrics.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the Prometheus metrics listener binds to." },
+  "metrics.listen_port": { type: "integer", default: 0, min: 0, max: 65535, doc: "Port of a separate listener serving GET /metrics without credentials (0: none; GET /metrics on the main port with the operator token always works)." },
   "server.trusted_proxies": { type: "string[]", default: [], doc: "Peers whose X-Forwarded-For is honored: CIDRs or presets loopback, private, linklocal." },
 
   "database.url": { type: "string", default: "file:./.data/comments.db", doc: "file:<path> for SQLite (relative to the working directory) or postgres://… for PostgreSQL." },

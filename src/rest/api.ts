@@ -57,6 +57,10 @@ interface Prepared {
   validateQuery: ValidateFunction | null;
 }
 
+const routeIds = new WeakMap<ServerResponse, string>();
+/** The route-table entry (operationId) a response answers, once routed (logs and metrics). */
+export const routeIdOf = (res: ServerResponse): string | undefined => routeIds.get(res);
+
 /** The reconnection delay (ms) streams ended by a graceful stop tell their clients. */
 export const STOP_RETRY_MS = 500;
 
@@ -102,6 +106,11 @@ export class RestApi {
     }
   }
 
+  /** SSE streams open on this instance. */
+  get streamCount(): number {
+    return this.openStreams;
+  }
+
   /** Ends every open SSE stream with a retry hint (the instance is stopping); returns how many. */
   endStreams(): number {
     const enders = [...this.streamEnders];
@@ -141,6 +150,7 @@ export class RestApi {
         throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
       }
       const prepared = this.prepared.get(match.route)!;
+      routeIds.set(res, match.route.operationId);
       await this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);

@@ -29,6 +29,11 @@ export class Health {
     return { ready: !this.stopping && database === "ok" && homeserver === "ok", database, homeserver, stopping: this.stopping };
   }
 
+  /** The queue's figures (metrics). */
+  queueFigures() {
+    return this.store.queue();
+  }
+
   async check() {
     let queue;
     try {
