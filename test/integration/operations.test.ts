@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
 import { SseClient } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
+import pg from "pg";
+import { TEST_POSTGRES_URL } from "../support/environment.ts";
 import { STOP_RETRY_MS } from "../../src/rest/api.ts";
 
 const NO_POLL = { "live.fallback_poll_ms": 3_600_000, "cluster.leader_retry_ms": 100 };
@@ -35,6 +37,32 @@ test("liveness and readiness: ready while the database and the homeserver answer
     assert.deepEqual(await ready.json(), { ready: false, database: "ok", homeserver: "unavailable", stopping: false });
   } finally {
     await orphan.stop();
+  }
+});
+
+test("readiness is false while the database is unreachable, and true again once it is back", async () => {
+  const database = await freshDatabase("postgres");
+  const service = await startTestService({ databaseUrl: database.url, worker: false, overrides: NO_POLL });
+  const name = new URL(database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    assert.equal((await fetch(`${service.url}/health/ready`)).status, 200);
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+    const down = await eventually(async () => {
+      const res = await fetch(`${service.url}/health/ready`);
+      return res.status === 503 ? ((await res.json()) as { database: string }) : null;
+    }, 15_000, "readiness to turn false");
+    assert.equal(down.database, "unavailable");
+    assert.equal((await fetch(`${service.url}/health/live`)).status, 200, "liveness does not depend on the database");
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await eventually(async () => (await fetch(`${service.url}/health/ready`)).status === 200, 15_000, "readiness to come back");
+  } finally {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => {});
+    await admin.end();
+    await service.stop();
+    await database.drop();
   }
 });
 
