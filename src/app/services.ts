@@ -43,7 +43,7 @@ import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
 import { PostgresSignals } from "../cluster/postgres-signals.ts";
 import { Leadership } from "../cluster/leader.ts";
 import { knownSiteIds } from "../cluster/known-sites-store.ts";
-import { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
+import { openSharedRateLimits, type SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 import type { Logger } from "./logger.ts";
 import { ServiceMetrics } from "../metrics/metrics.ts";
 import { pendingRepairs } from "../projection/repair-store.ts";
@@ -83,7 +83,7 @@ export interface Services {
   signals: ClusterSignals;
   /** Runs the background passes on one instance of the cluster. */
   leader: Leadership;
-  /** Rate-limit budgets shared by the instances on one PostgreSQL database; null on SQLite (or with rate limits off). */
+  /** Rate-limit budgets shared by the instances (PostgreSQL, or Redis when configured); null on SQLite without Redis (or with rate limits off). */
   sharedRateLimits: SharedRateLimitStore | null;
   /** This instance's Prometheus metrics (docs/operations.md#metrics). */
   metrics: ServiceMetrics;
@@ -194,7 +194,9 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     leader,
     metrics,
     logger,
-    sharedRateLimits: config.rateLimit.enabled && providerOf(config.database.url) === "postgres" ? await SharedRateLimitStore.open(config.database.url) : null,
+    sharedRateLimits: config.rateLimit.enabled
+      ? await openSharedRateLimits({ redisUrl: config.rateLimit.redisUrl, databaseUrl: config.database.url, postgres: providerOf(config.database.url) === "postgres" })
+      : null,
     log,
   };
 }

@@ -5,7 +5,8 @@
 // answer, the instance falls back to its own in-memory budget for that request (fail open to
 // the per-instance limit, never to no limit).
 import pg from "pg";
-import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { Redis } from "ioredis";
+import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Limiter } from "../config/limits.ts";
 
 export const RATE_LIMIT_TABLE = "rate_limit_counters";
@@ -19,7 +20,57 @@ export interface SharedBudget {
   fallback: Limiter;
 }
 
-export class SharedRateLimitStore {
+/** Where the shared counters live: PostgreSQL (the database) or Redis (rate_limit.redis_url). */
+export interface SharedRateLimitStore {
+  readonly kind: "postgres" | "redis";
+  limiter(budget: SharedBudget): Limiter;
+  close(): Promise<void>;
+}
+
+/** A budget's limiter over a rate-limiter-flexible store, with the per-instance fallback. */
+function sharedLimiter(store: RateLimiterAbstract, budget: SharedBudget): Limiter {
+  return {
+    retryAfterSeconds: budget.fallback.retryAfterSeconds,
+    async take(key: string, now: number): Promise<boolean> {
+      try {
+        await store.consume(key, 1);
+        return true;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return false;
+        return budget.fallback.take(key, now);
+      }
+    },
+  };
+}
+
+/** Counters in Redis (keys expire with their window). */
+export class RedisRateLimitStore implements SharedRateLimitStore {
+  readonly kind = "redis";
+  private readonly client: Redis;
+
+  constructor(redisUrl: string) {
+    // Commands fail at once while Redis is away (the fallback counts), rather than queueing.
+    this.client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    this.client.on("error", () => {});
+  }
+
+  static async open(redisUrl: string): Promise<RedisRateLimitStore> {
+    const store = new RedisRateLimitStore(redisUrl);
+    if (store.client.status !== "ready") await new Promise<void>((resolve) => store.client.once("ready", () => resolve()));
+    return store;
+  }
+
+  limiter(budget: SharedBudget): Limiter {
+    return sharedLimiter(new RateLimiterRedis({ storeClient: this.client, keyPrefix: `comments-rl:${budget.name}`, points: budget.points, duration: budget.windowSeconds, rejectIfRedisNotReady: true }), budget);
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
+
+export class PostgresRateLimitStore implements SharedRateLimitStore {
+  readonly kind = "postgres";
   private readonly pool: pg.Pool;
 
   private constructor(databaseUrl: string) {
@@ -28,8 +79,8 @@ export class SharedRateLimitStore {
     this.pool.on("error", () => {});
   }
 
-  static async open(databaseUrl: string): Promise<SharedRateLimitStore> {
-    const store = new SharedRateLimitStore(databaseUrl);
+  static async open(databaseUrl: string): Promise<PostgresRateLimitStore> {
+    const store = new PostgresRateLimitStore(databaseUrl);
     // Instances starting together may race on CREATE TABLE IF NOT EXISTS (a duplicate pg_type
     // row): one of them wins, the others find the table on their retry.
     for (let attempt = 0; ; attempt++) {
@@ -55,21 +106,20 @@ export class SharedRateLimitStore {
       duration: budget.windowSeconds,
       clearExpiredByTimeout: true,
     });
-    return {
-      retryAfterSeconds: budget.fallback.retryAfterSeconds,
-      async take(key: string, now: number): Promise<boolean> {
-        try {
-          await store.consume(key, 1);
-          return true;
-        } catch (err) {
-          if (err instanceof RateLimiterRes) return false;
-          return budget.fallback.take(key, now);
-        }
-      },
-    };
+    return sharedLimiter(store, budget);
   }
 
   async close(): Promise<void> {
     await this.pool.end().catch(() => {});
   }
+}
+
+/**
+ * The store the budgets share: Redis when rate_limit.redis_url is set, else the PostgreSQL
+ * database; null (each instance counts alone, in memory) on SQLite without Redis.
+ */
+export async function openSharedRateLimits(options: { redisUrl: string | null; databaseUrl: string; postgres: boolean }): Promise<SharedRateLimitStore | null> {
+  if (options.redisUrl) return RedisRateLimitStore.open(options.redisUrl);
+  if (options.postgres) return PostgresRateLimitStore.open(options.databaseUrl);
+  return null;
 }

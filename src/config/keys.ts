@@ -91,6 +91,7 @@ export const CONFIG_KEYS = {
   "rate_limit.operator": { type: "integer", default: 60, min: 1, doc: "Operator API requests per client per minute." },
   "rate_limit.sse_per_hour": { type: "integer", default: 120, min: 1, doc: "SSE connections per client per hour (token bucket refill)." },
   "rate_limit.sse_burst": { type: "integer", default: 8, min: 1, doc: "SSE connection burst per client (token bucket size)." },
+  "rate_limit.redis_url": { type: "string", default: "", blankIsNull: true, doc: "redis://… to keep the shared rate-limit counters in Redis; empty: in PostgreSQL when the database is PostgreSQL, else in each instance's memory." },
   "rate_limit.sse_max_streams": { type: "integer", default: 500, min: 1, doc: "Open SSE streams per instance." },
 } as const satisfies Record<string, KeySpec>;
 
