@@ -68,6 +68,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
   );
   const { port } = server.address() as AddressInfo;
+  services.logger.info({ event: "listening", port, metricsPort: config.metrics.listenPort || null, worker: options.worker ?? true }, "listening");
   return {
     services,
     server,
