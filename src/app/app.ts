@@ -8,7 +8,7 @@ import { MatrixNames, registrationYaml } from "../matrix/names.ts";
 import { schema } from "./graphql-schema.ts";
 import { apiRoutes } from "./api-document.ts";
 import { createHttpServer, createMetricsServer } from "./http-server.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, routeMatrixSdkLogs } from "./logger.ts";
 import type { DestinationStream } from "pino";
 import { startBackgroundPasses } from "./background-passes.ts";
 import { createServices, type Services } from "./services.ts";
@@ -49,6 +49,7 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const logger = createLogger(options.log && !options.logDestination ? "silent" : config.log.level, options.logDestination);
+  routeMatrixSdkLogs(logger);
   const services = await createServices(config, logger, options.log);
   const http = createHttpServer(services, schema, apiRoutes);
   const server = http.server;

@@ -3,6 +3,7 @@
 // request id; nothing logged carries a credential: request lines hold the path without its
 // query (signed media URLs carry signatures there) and no headers or bodies, and any field
 // named like a credential is censored should one ever be passed.
+import { LogService } from "matrix-bot-sdk";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger } from "pino";
@@ -19,4 +20,23 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/**
+ * Sends matrix-bot-sdk's own log lines (errors only: src/matrix/homeserver.ts sets its level) to
+ * `logger` as JSON lines instead of the console. The SDK's logger is process-wide, so the most
+ * recently started instance's logger takes them.
+ */
+export function routeMatrixSdkLogs(logger: Logger): void {
+  const text = (part: unknown): string => {
+    if (part instanceof Error) return part.message;
+    if (typeof part === "string") return part;
+    try {
+      return JSON.stringify(part);
+    } catch {
+      return String(part);
+    }
+  };
+  const line = (level: "trace" | "debug" | "info" | "warn" | "error") => (module: string, ...parts: unknown[]) => logger[level]({ module }, parts.map(text).join(" "));
+  LogService.setLogger({ trace: line("trace"), debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") });
 }
