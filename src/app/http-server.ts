@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { GraphQLSchema } from "graphql";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { handleAppservice, matrixError } from "../projection/appservice-endpoint.ts";
-import { RestApi, corsHeaders, requireOperator, sendProblem } from "../rest/api.ts";
+import { RestApi, corsHeaders, requireOperator, routeIdOf, sendProblem } from "../rest/api.ts";
+import { randomUUID } from "node:crypto";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
 import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
@@ -30,7 +31,16 @@ function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefin
   return headers;
 }
 
-export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): Server {
+/** The HTTP server, and what a graceful stop needs of it. */
+export interface ServiceHttpServer {
+  server: Server;
+  /** Requests being answered now (SSE streams included). */
+  readonly inFlight: number;
+  /** Ends every open SSE stream with a retry hint. */
+  endStreams(): number;
+}
+
+export function createHttpServer(services: Services, schema: GraphQLSchema, routes: Route[]): ServiceHttpServer {
   const rest = new RestApi(
     {
       config: services.config,
@@ -40,6 +50,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       requireClaim: (siteId, token) => services.sites.requireClaim(siteId, token),
       requireSiteWrite: (siteId, pageSlug, request) => services.siteWriteAuth.require(siteId, pageSlug, request),
       mediaBase: (request) => services.mediaUrls.resolveBase(request),
+      sharedRateLimits: services.sharedRateLimits,
     },
     schema,
     routes,
@@ -54,6 +65,24 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const headers = lowercaseHeaders(req);
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
     const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
+    if (path === "/metrics" && operatorToken) {
+      try {
+        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
+      } catch (err) {
+        sendProblem(res, toProblem(err, path).problem);
+        return;
+      }
+      await sendMetrics(services, res);
+      return;
+    }
+    // Orchestrator probes (docs/operations.md#health): outside the API, never rate limited.
+    if (path === "/health/live" || path === "/health/ready") {
+      const body = path === "/health/live" ? { live: true } : await services.health.ready();
+      const status = "ready" in body && !body.ready ? 503 : 200;
+      res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+      res.end(JSON.stringify(body));
+      return;
+    }
     if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
       try {
         requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
@@ -78,14 +107,75 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     );
   };
 
+  let inFlight = 0;
+  services.metrics.sources.readCache = () => ({ hits: rest.reads.hits, misses: rest.reads.misses });
+  services.metrics.sources.sseStreams = () => rest.streamCount;
   const server = createServer((req, res) => {
+    inFlight++;
+    const started = process.hrtime.bigint();
+    // A caller's request id (a proxy's) is kept when it is plain; otherwise one is made.
+    const given = req.headers["x-request-id"];
+    const requestId = typeof given === "string" && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    res.once("close", () => {
+      inFlight--;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeIdOf(res) ?? routeKind(req.url ?? "/");
+      const status = res.headersSent ? res.statusCode : 0;
+      const labels = { route, method: req.method ?? "", status: String(status) };
+      services.metrics.httpRequests.inc(labels);
+      services.metrics.httpDuration.observe(labels, seconds);
+      // The path without its query: signed media URLs carry their signatures there.
+      services.logger.info(
+        { requestId, method: req.method, route, path: (req.url ?? "/").split("?")[0], status, latencyMs: Math.round(seconds * 1e6) / 1e3 },
+        "request",
+      );
+    });
+    // A stopping instance answers what is in flight but asks clients not to reuse the connection.
+    if (services.health.stopping) res.setHeader("Connection", "close");
     handle(req, res).catch((err) => {
-      services.log(`http: ${(err as Error).stack ?? err}`);
+      services.logger.error({ err }, "request failed");
       if (res.headersSent) res.end();
       else if (req.url?.startsWith("/_matrix/app/")) matrixError(res, 500, "M_UNKNOWN", "The service failed to handle this request.");
       else sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
     });
   });
   server.on("clientError", answerFramingError);
-  return server;
+  return {
+    server,
+    get inFlight() {
+      return inFlight;
+    },
+    endStreams: () => rest.endStreams(),
+  };
+}
+
+/** The label of a request the route table did not answer. */
+function routeKind(target: string): string {
+  const path = target.split("?")[0]!;
+  if (path.startsWith("/_matrix/app/")) return "appservice";
+  if (path === "/graphql" || path === "/graphql/stream") return "graphql";
+  if (path === "/metrics" || path === "/health/live" || path === "/health/ready") return path.slice(1).replace("/", "-");
+  return "unrouted";
+}
+
+async function sendMetrics(services: Services, res: ServerResponse): Promise<void> {
+  const { contentType, body } = await services.metrics.exposition();
+  res.writeHead(200, { "Content-Type": contentType, "Cache-Control": "no-store" });
+  res.end(body);
+}
+
+/** The separate metrics listener (metrics.listen_port): GET /metrics only, no credentials. */
+export function createMetricsServer(services: Services): Server {
+  return createServer((req, res) => {
+    if (req.method === "GET" && (req.url ?? "/").split("?")[0] === "/metrics") {
+      sendMetrics(services, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return;
+    }
+    res.writeHead(404, { "Content-Type": "text/plain" });
+    res.end("not found\n");
+  });
 }

@@ -43,6 +43,10 @@ import { LocalSignals, type ClusterSignals } from "../cluster/signals.ts";
 import { PostgresSignals } from "../cluster/postgres-signals.ts";
 import { Leadership } from "../cluster/leader.ts";
 import { knownSiteIds } from "../cluster/known-sites-store.ts";
+import { openSharedRateLimits, type SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
+import type { Logger } from "./logger.ts";
+import { ServiceMetrics } from "../metrics/metrics.ts";
+import { pendingRepairs } from "../projection/repair-store.ts";
 
 export interface Services {
   config: Config;
@@ -79,14 +83,23 @@ export interface Services {
   signals: ClusterSignals;
   /** Runs the background passes on one instance of the cluster. */
   leader: Leadership;
+  /** Rate-limit budgets shared by the instances (PostgreSQL, or Redis when configured); null on SQLite without Redis (or with rate limits off). */
+  sharedRateLimits: SharedRateLimitStore | null;
+  /** This instance's Prometheus metrics (docs/operations.md#metrics). */
+  metrics: ServiceMetrics;
+  /** The structured logger (src/app/logger.ts builds it): request lines and everything `log` says. */
+  logger: Logger;
   log: (message: string) => void;
 }
 
-export async function createServices(config: Config, log: (message: string) => void = console.error): Promise<Services> {
+export async function createServices(config: Config, logger: Logger, log: (message: string) => void = (message) => logger.warn(message)): Promise<Services> {
   await migrate(config.database.url);
   const db = await openDatabase(config.database.url);
   const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
-  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs);
+  const metrics = new ServiceMetrics();
+  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs, (method, request) =>
+    metrics.homeserverRequest(method, request),
+  );
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
   const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
@@ -120,7 +133,13 @@ export async function createServices(config: Config, log: (message: string) => v
   const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
   const submissions = new SubmissionStore(db);
   const perform = submissionPerformer(submissions, homeserver, provisioner);
-  const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), { ...config.queue, provider: providerOf(config.database.url), log });
+  const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), {
+    ...config.queue,
+    provider: providerOf(config.database.url),
+    log,
+    onOutcome: (outcome) => (outcome === "sent" ? metrics.submissionsSent : outcome === "retried" ? metrics.submissionsRetried : metrics.submissionsFailed).inc(),
+  });
+  projector.onProjected = (originServerTs) => metrics.projectionLag.observe(Math.max(0, (Date.now() - originServerTs) / 1000));
   const comments = new Comments(db, sites, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
@@ -131,6 +150,11 @@ export async function createServices(config: Config, log: (message: string) => v
     messagesPerMinute: config.rateLimit.enabled ? config.rateLimit.botMessage : null,
     log,
   });
+  const health = new Health(db, homeserver, () => worker.isRunning);
+  const leader = new Leadership(config.database.url, config.cluster.leaderRetryMs, log);
+  metrics.sources.queue = () => health.queueFigures();
+  metrics.sources.repairsPending = () => pendingRepairs(db);
+  metrics.sources.isLeader = () => leader.isLeader;
   return {
     config,
     db,
@@ -144,7 +168,7 @@ export async function createServices(config: Config, log: (message: string) => v
     comments,
     writes,
     submissions,
-    health: new Health(db, homeserver, () => worker.isRunning),
+    health,
     projector,
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
@@ -167,7 +191,12 @@ export async function createServices(config: Config, log: (message: string) => v
     convergencePass: new ConvergencePass(rolePowerLevels, log),
     botInbox,
     signals,
-    leader: new Leadership(config.database.url, config.cluster.leaderRetryMs, log),
+    leader,
+    metrics,
+    logger,
+    sharedRateLimits: config.rateLimit.enabled
+      ? await openSharedRateLimits({ redisUrl: config.rateLimit.redisUrl, databaseUrl: config.database.url, postgres: providerOf(config.database.url) === "postgres" })
+      : null,
     log,
   };
 }

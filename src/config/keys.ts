@@ -23,6 +23,10 @@ export const CONFIG_KEYS = {
   "server.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the HTTP server binds to." },
   "server.listen_port": { type: "integer", default: 8080, min: 0, max: 65535, doc: "Port the HTTP server listens on (0 picks a free port)." },
   "server.public_base_url": { type: "string", default: "", blankIsNull: true, doc: "Public base URL of the service (e.g. https://comments.example). Absolute URLs the API hands out are built on it; empty means the request's Host." },
+  "server.shutdown_timeout_ms": { type: "integer", default: 10_000, min: 0, doc: "On SIGTERM, how long requests in flight may take to finish before their connections are closed (SSE streams end at once, with a retry hint)." },
+  "log.level": { type: "string", default: "info", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], doc: "Least severity logged (JSON lines on stdout, one per request at info)." },
+  "metrics.listen_host": { type: "string", default: "127.0.0.1", doc: "Address the Prometheus metrics listener binds to." },
+  "metrics.listen_port": { type: "integer", default: 0, min: 0, max: 65535, doc: "Port of a separate listener serving GET /metrics without credentials (0: none; GET /metrics on the main port with the operator token always works)." },
   "server.trusted_proxies": { type: "string[]", default: [], doc: "Peers whose X-Forwarded-For is honored: CIDRs or presets loopback, private, linklocal." },
 
   "database.url": { type: "string", default: "file:./.data/comments.db", doc: "file:<path> for SQLite (relative to the working directory) or postgres://… for PostgreSQL." },
@@ -87,6 +91,7 @@ export const CONFIG_KEYS = {
   "rate_limit.operator": { type: "integer", default: 60, min: 1, doc: "Operator API requests per client per minute." },
   "rate_limit.sse_per_hour": { type: "integer", default: 120, min: 1, doc: "SSE connections per client per hour (token bucket refill)." },
   "rate_limit.sse_burst": { type: "integer", default: 8, min: 1, doc: "SSE connection burst per client (token bucket size)." },
+  "rate_limit.redis_url": { type: "string", default: "", blankIsNull: true, doc: "redis://… to keep the shared rate-limit counters in Redis; empty: in PostgreSQL when the database is PostgreSQL, else in each instance's memory." },
   "rate_limit.sse_max_streams": { type: "integer", default: 500, min: 1, doc: "Open SSE streams per instance." },
 } as const satisfies Record<string, KeySpec>;
 

@@ -3,13 +3,14 @@
 // body caps and the AS bot's message budget. Per-route caps (upload sizes) are in the routes.
 import type { Config } from "./config.ts";
 import { FixedWindowLimiter, TokenBucketLimiter } from "../security/rate-limit.ts";
+import type { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 
 const HOUR = 3600;
 const MINUTE = 60;
 
 /** A client budget: `take` counts one request, false when the client is over it. */
 export interface Limiter {
-  take(key: string, now: number): boolean;
+  take(key: string, now: number): boolean | Promise<boolean>;
   /** The budget's window: Retry-After is this constant, not the time left (as the API documents). */
   readonly retryAfterSeconds: number;
 }
@@ -38,10 +39,27 @@ const RATE_LIMIT_GROUPS = {
 /** One per group of the API's rate-limit table. */
 export type RateLimitName = keyof typeof RATE_LIMIT_GROUPS;
 
-/** Every group's limiter; null when rate limits are off. */
-export function buildLimiters(config: RateLimitConfig): Record<RateLimitName, Limiter> | null {
+/** A group's budget as a fixed window (the shared store counts fixed windows; SSE's bucket becomes burst per refill time). */
+function sharedWindow(name: RateLimitName, c: RateLimitConfig): { points: number; windowSeconds: number } {
+  if (name === "sse") return { points: c.sseBurst, windowSeconds: Math.ceil((c.sseBurst * HOUR) / c.ssePerHour) };
+  const perMinuteGroups: RateLimitName[] = ["claimToken", "operator"];
+  const key = name as Exclude<RateLimitName, "sse">;
+  return { points: c[key], windowSeconds: perMinuteGroups.includes(name) ? MINUTE : HOUR };
+}
+
+/**
+ * Every group's limiter; null when rate limits are off. With a shared store (PostgreSQL) the
+ * budgets hold across every instance on the database; without one (SQLite) each instance counts alone.
+ */
+export function buildLimiters(config: RateLimitConfig, shared?: SharedRateLimitStore | null): Record<RateLimitName, Limiter> | null {
   if (!config.enabled) return null;
-  return Object.fromEntries(Object.entries(RATE_LIMIT_GROUPS).map(([name, build]) => [name, build(config)])) as Record<RateLimitName, Limiter>;
+  return Object.fromEntries(
+    Object.entries(RATE_LIMIT_GROUPS).map(([name, build]) => {
+      const local = build(config);
+      if (!shared) return [name, local];
+      return [name, shared.limiter({ name, ...sharedWindow(name as RateLimitName, config), fallback: local })];
+    }),
+  ) as Record<RateLimitName, Limiter>;
 }
 
 /** Retry-After of 429 when an instance has rate_limit.sse_max_streams streams open. */
@@ -63,6 +81,6 @@ export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
  * The AS bot's budgets per Matrix user (messagesPerMinute null: rate limits off): its messages
  * and invites per minute; over that, one notice per minute, then silence.
  */
-export function botMessageLimiters(messagesPerMinute: number | null): { messages: Limiter; notices: Limiter } | null {
-  return messagesPerMinute === null ? null : { messages: perMinute(messagesPerMinute), notices: perMinute(1) };
+export function botMessageLimiters(messagesPerMinute: number | null): { messages: FixedWindowLimiter; notices: FixedWindowLimiter } | null {
+  return messagesPerMinute === null ? null : { messages: new FixedWindowLimiter({ limit: messagesPerMinute, windowSeconds: MINUTE }), notices: new FixedWindowLimiter({ limit: 1, windowSeconds: MINUTE }) };
 }

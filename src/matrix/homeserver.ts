@@ -32,14 +32,19 @@ class TimedMatrixClient extends MatrixClient {
     url: string,
     token: string,
     private readonly timeoutMs: number,
+    private readonly observe: RequestObserver,
   ) {
     super(url, token);
   }
 
   override doRequest(method: string, endpoint: string, qs: unknown = null, body: unknown = null, timeout = this.timeoutMs, ...rest: unknown[]): Promise<any> {
-    return (super.doRequest as (...args: unknown[]) => Promise<any>)(method, endpoint, qs, body, Math.min(timeout, this.timeoutMs), ...rest);
+    return this.observe(method, () => (super.doRequest as (...args: unknown[]) => Promise<any>)(method, endpoint, qs, body, Math.min(timeout, this.timeoutMs), ...rest));
   }
 }
+
+/** Wraps every homeserver request (metrics: latency and errors). */
+export type RequestObserver = <T>(method: string, request: () => Promise<T>) => Promise<T>;
+const unobserved: RequestObserver = (_method, request) => request();
 
 /** Sender filter for /messages: only `userId`'s events, without their member lists. */
 const senderFilter = (userId: string): string => JSON.stringify({ senders: [userId], lazy_load_members: true });
@@ -55,8 +60,9 @@ export class Homeserver {
     readonly names: MatrixNames,
     /** Deadline of every homeserver request (matrix.request_timeout_ms). */
     readonly requestTimeoutMs: number,
+    private readonly observe: RequestObserver = unobserved,
   ) {
-    this.bot = new TimedMatrixClient(url, asToken, requestTimeoutMs);
+    this.bot = new TimedMatrixClient(url, asToken, requestTimeoutMs, observe);
   }
 
   /** A client acting as `userId` (appservice masquerading). */
@@ -64,7 +70,7 @@ export class Homeserver {
     if (userId === this.names.botUserId) return this.bot;
     let client = this.clients.get(userId);
     if (!client) {
-      client = new TimedMatrixClient(this.url, this.asToken, this.requestTimeoutMs);
+      client = new TimedMatrixClient(this.url, this.asToken, this.requestTimeoutMs, this.observe);
       client.impersonateUserId(userId);
       // Bounded: a busy service sees many visitors; the oldest client is simply rebuilt on need.
       if (this.clients.size >= 1000) this.clients.delete(this.clients.keys().next().value!);

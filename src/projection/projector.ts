@@ -93,6 +93,9 @@ export class Projector {
    * otherwise it keeps waiting. An event that cannot be applied is recorded for repair. Returns
    * the page (or for a Space, the site) whose derived data the applied event may have changed.
    */
+  /** Called with each applied event's origin_server_ts (metrics: the projection lag). */
+  onProjected: ((originServerTs: number) => void) | null = null;
+
   async apply(event: RoomEvent): Promise<PageChange | null> {
     const room = await pageRoom(this.db, event.room_id);
     const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
@@ -113,6 +116,7 @@ export class Projector {
       return null;
     }
     if (!applied) return null;
+    this.onProjected?.(event.origin_server_ts);
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }
 

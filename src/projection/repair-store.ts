@@ -32,3 +32,8 @@ export async function recordRejected(db: Db, key: string, entry: { roomId: strin
     update: { reason, status: "manual", attempts: { increment: 1 } },
   });
 }
+
+/** Repairs waiting for an operator or a retry (metrics). */
+export function pendingRepairs(db: Db): Promise<number> {
+  return db.projectionRepair.count({ where: { status: "pending" } });
+}

@@ -25,6 +25,8 @@ export interface WorkerOptions {
   leaseMs: number;
   provider: Provider;
   log?: (message: string) => void;
+  /** Each attempt's outcome (metrics). */
+  onOutcome?: (outcome: "sent" | "retried" | "failed") => void;
 }
 
 export class QueueWorker {
@@ -146,6 +148,7 @@ export class QueueWorker {
       try {
         const eventId = await handler(submission);
         await this.record(claim, { status: "sent", eventId, leaseUntil: null, lastError: null, completedAt: new Date() });
+        this.options.onOutcome?.("sent");
       } catch (err) {
         const failure = classifyMatrixError(err);
         if (!failure.transient || submission.attempts >= this.options.maxAttempts) {
@@ -155,6 +158,7 @@ export class QueueWorker {
         const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(submission.attempts, this.options.retryBaseMs));
         this.options.log?.(`queue: submission ${submission.id} attempt ${submission.attempts} failed (${failure.message}); retrying in ${delay} ms`);
         await this.record(claim, { leaseUntil: null, lastError: failure.message, nextAttemptAt: new Date(Date.now() + delay) });
+        this.options.onOutcome?.("retried");
       }
     } catch (err) {
       // Recording failed (database down): the lease runs out and the row is claimed again.
@@ -165,6 +169,7 @@ export class QueueWorker {
   private async fail(claim: Claim, message: string): Promise<void> {
     this.options.log?.(`queue: submission ${claim.id} failed permanently: ${message}`);
     await this.record(claim, { status: "failed", leaseUntil: null, lastError: message, completedAt: new Date() });
+    this.options.onOutcome?.("failed");
   }
 
   /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own). */

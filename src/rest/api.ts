@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Config } from "../config/config.ts";
+import type { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 import type { ClusterSignals } from "../cluster/signals.ts";
 import { createContext, type CheckedSite, type ContextServices } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../core/errors.ts";
@@ -44,6 +45,8 @@ export interface RestServices {
   requireSiteWrite(siteId: string, pageSlug: string | undefined, request: RequestInfo): Promise<CheckedSite>;
   /** What media proxy URLs in a request's answers are absolute against (MediaUrls.resolveBase). */
   mediaBase(request: RequestInfo | null): string | null;
+  /** The budgets' shared store (PostgreSQL): null when each instance counts alone (SQLite). */
+  sharedRateLimits?: SharedRateLimitStore | null;
 }
 
 interface Prepared {
@@ -54,11 +57,20 @@ interface Prepared {
   validateQuery: ValidateFunction | null;
 }
 
+const routeIds = new WeakMap<ServerResponse, string>();
+/** The route-table entry (operationId) a response answers, once routed (logs and metrics). */
+export const routeIdOf = (res: ServerResponse): string | undefined => routeIds.get(res);
+
+/** The reconnection delay (ms) streams ended by a graceful stop tell their clients. */
+export const STOP_RETRY_MS = 500;
+
 export class RestApi {
   private readonly router: Router;
   private readonly prepared = new Map<Route, Prepared>();
   private readonly limiters: Record<RateLimitName, Limiter> | null;
   private openStreams = 0;
+  /** How to end each open stream (graceful stop). */
+  private readonly streamEnders = new Set<() => void>();
   private readonly uploads = new UploadSlots();
   /** One subscription per stream (page) shared by its SSE clients. */
   readonly feeds: SharedFeeds;
@@ -73,7 +85,7 @@ export class RestApi {
     // Without an operator token the operator routes do not exist: their paths are unknown (404).
     const served = services.config.security.operatorToken ? routes : routes.filter((route) => route.auth !== "operator");
     this.router = new Router(served);
-    this.limiters = buildLimiters(services.config.rateLimit);
+    this.limiters = buildLimiters(services.config.rateLimit, services.sharedRateLimits);
     this.reads = new CachedReads(services.config, services.signals, schema, served);
     this.feeds = new SharedFeeds(services.log);
     const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
@@ -92,6 +104,18 @@ export class RestApi {
         validateQuery: route.query ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required }) : null,
       });
     }
+  }
+
+  /** SSE streams open on this instance. */
+  get streamCount(): number {
+    return this.openStreams;
+  }
+
+  /** Ends every open SSE stream with a retry hint (the instance is stopping); returns how many. */
+  endStreams(): number {
+    const enders = [...this.streamEnders];
+    for (const end of enders) end();
+    return enders.length;
   }
 
   /**
@@ -126,7 +150,8 @@ export class RestApi {
         throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
       }
       const prepared = this.prepared.get(match.route)!;
-      this.admit(prepared.route, head);
+      routeIds.set(res, match.route.operationId);
+      await this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
@@ -142,7 +167,7 @@ export class RestApi {
       const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
       // Site write auth may be HMAC over the body hash: after the body.
       const checkedSite = prepared.route.auth === "site-write" ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request) : null;
-      this.spend(prepared.route.postAuthRateLimit, request);
+      await this.spend(prepared.route.postAuthRateLimit, request);
       const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(prepared.route, request, input.query) : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
@@ -166,15 +191,15 @@ export class RestApi {
    * valid tokens alike spend) and operator auth: before the body is read, so refused requests
    * cost little.
    */
-  private admit(route: Route, request: RequestHead): void {
-    for (const name of preAuthBudgets(route)) this.spend(name, request);
+  private async admit(route: Route, request: RequestHead): Promise<void> {
+    for (const name of preAuthBudgets(route)) await this.spend(name, request);
     if (route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
   }
 
   /** One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. */
-  private spend(name: RateLimitName | undefined, request: RequestHead): void {
+  private async spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> {
     const limiter = name && this.limiters?.[name];
-    if (limiter && !limiter.take(request.clientIp, Date.now())) throw rateLimited(limiter.retryAfterSeconds);
+    if (limiter && !(await limiter.take(request.clientIp, Date.now()))) throw rateLimited(limiter.retryAfterSeconds);
   }
 
   private readTarget(prepared: Prepared, params: Record<string, string>, request: RequestHead): Pick<RouteInput, "params" | "query"> {
@@ -270,11 +295,22 @@ export class RestApi {
       if (!open) return;
       open = false;
       this.openStreams--;
+      this.streamEnders.delete(end);
       res.off("close", free);
       client?.close();
       writer?.close();
       void catchUp?.return?.();
     };
+    // On a graceful stop: a retry hint, then the end; the client reconnects (with Last-Event-ID)
+    // to another instance.
+    const end = () => {
+      if (writer) {
+        writer.writeRaw(Buffer.from(`retry: ${STOP_RETRY_MS}\n\n`));
+        writer.close();
+      } else res.destroy();
+      free();
+    };
+    this.streamEnders.add(end);
     res.once("close", free);
     try {
       // Frames carry absolute media URLs: clients reaching the service under one base URL share a feed.

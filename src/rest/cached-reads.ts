@@ -15,6 +15,9 @@ export type Execute = (document: DocumentNode | null, variables: Record<string, 
 export class CachedReads {
   readonly cache: ReadCache;
   private readonly overlays = new Map<Route, DocumentNode>();
+  /** Cacheable reads answered from the cache, and not (metrics). */
+  hits = 0;
+  misses = 0;
   private readonly inflight = new Map<string, { since: Generation; read: Promise<CachedRead | RouteResult> }>();
 
   constructor(
@@ -53,7 +56,10 @@ export class CachedReads {
       }
     }
     const key = `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(anonymous)}`;
-    const result = this.cache.get(key) ?? (await this.miss(route, cache, key, anonymous, execute));
+    const hit = this.cache.get(key);
+    if (hit) this.hits++;
+    else this.misses++;
+    const result = hit ?? (await this.miss(route, cache, key, anonymous, execute));
     if (!isPersonal || !(result instanceof CachedRead)) return result;
     // A viewer's page is derived data like the anonymous one, dropped by the same changes: a
     // repeated personalized read (the same verified proof) costs a lookup too.

@@ -86,10 +86,10 @@ export interface TestService extends RunningService {
 }
 
 export async function startTestService(
-  options: { databaseUrl?: string; sites?: Record<string, unknown>; overrides?: Record<string, unknown>; worker?: boolean; log?: (message: string) => void } = {},
+  options: { databaseUrl?: string; sites?: Record<string, unknown>; overrides?: Record<string, unknown>; worker?: boolean; log?: (message: string) => void; logDestination?: { write(line: string): void } } = {},
 ): Promise<TestService> {
   const config = buildConfig(testConfigDocument({ databaseUrl: options.databaseUrl, sites: options.sites }), options.overrides ?? {});
-  const running = await startService(config, { worker: options.worker ?? true, log: options.log ?? (() => {}) });
+  const running = await startService(config, { worker: options.worker ?? true, log: options.log ?? (options.logDestination ? undefined : () => {}), logDestination: options.logDestination });
   // fetch keeps connections alive to an instance stopped earlier on this port; each fails once
   // ("other side closed"): spend them before the caller's requests.
   for (let i = 0; i < 5 && !(await fetch(`${running.url}/health`).then(() => true, () => false)); i++);

@@ -10,6 +10,10 @@ export class SseClient {
   private buffer = "";
   status = 0;
   headers: Headers | null = null;
+  /** The last `retry:` field the server sent (ms), if any. */
+  retry: number | null = null;
+  /** The server ended the stream. */
+  ended = false;
 
   static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const client = new SseClient();
@@ -26,7 +30,10 @@ export class SseClient {
     try {
       for (;;) {
         const { value: chunk, done } = await reader.read();
-        if (done) break;
+        if (done) {
+          this.ended = true;
+          break;
+        }
         this.buffer += decoder.decode(chunk, { stream: true });
         let end: number;
         while ((end = this.buffer.indexOf("\n\n")) >= 0) {
@@ -36,6 +43,7 @@ export class SseClient {
           const data: string[] = [];
           for (const line of block.split("\n")) {
             if (line.startsWith("id: ")) id = line.slice(4);
+            else if (line.startsWith("retry: ")) this.retry = Number(line.slice(7));
             else if (line.startsWith("data: ")) data.push(line.slice(6));
           }
           if (data.length > 0) this.messages.push({ id, data: JSON.parse(data.join("\n")) });

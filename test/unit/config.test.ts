@@ -22,7 +22,7 @@ describe("defaults", () => {
   const config = load(TOKENS);
 
   test("server", () => {
-    assert.deepEqual(config.server, { listenHost: "127.0.0.1", listenPort: 8080, publicBaseUrl: null, trustedProxies: [] });
+    assert.deepEqual(config.server, { listenHost: "127.0.0.1", listenPort: 8080, publicBaseUrl: null, shutdownTimeoutMs: 10_000, trustedProxies: [] });
   });
   test("database", () => {
     assert.deepEqual(config.database, { url: "file:./.data/comments.db" });
@@ -80,6 +80,7 @@ enabled = false
       listenHost: "0.0.0.0",
       listenPort: 9000,
       publicBaseUrl: "https://comments.example",
+      shutdownTimeoutMs: 10_000,
       trustedProxies: ["loopback", "10.0.0.0/8"],
     });
     assert.equal(config.security.powDifficulty, 20);

@@ -138,6 +138,7 @@ describe("limiter memory under any number of distinct keys", () => {
 describe("the named budgets", () => {
   const config: Config["rateLimit"] = {
     enabled: true,
+    redisUrl: null,
     siteRegistration: 1,
     verificationStart: 2,
     verificationConfirm: 3,

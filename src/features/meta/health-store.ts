@@ -13,4 +13,9 @@ export class HealthStore {
     ]);
     return { queued, failed, oldestQueuedAt: oldest?.createdAt ?? null };
   }
+
+  /** One round trip to the database (throws when it is unreachable). */
+  async ping(): Promise<void> {
+    await this.db.$queryRawUnsafe("SELECT 1");
+  }
 }

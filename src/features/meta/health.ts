@@ -15,6 +15,25 @@ export class Health {
     this.store = new HealthStore(db);
   }
 
+  /** Set when the instance begins to stop: readiness answers 503 from then on. */
+  stopping = false;
+
+  /**
+   * Readiness (GET /health/ready): whether this instance should receive traffic — false while it
+   * stops, or while the database or the homeserver does not answer. (Migrations run before the
+   * instance listens, so while they run the probe's connection is refused.)
+   */
+  async ready(): Promise<{ ready: boolean; database: string; homeserver: string; stopping: boolean }> {
+    const settle = (p: Promise<unknown>) => p.then(() => "ok", () => "unavailable");
+    const [database, homeserver] = await Promise.all([settle(this.store.ping()), settle(this.hs.versions())]);
+    return { ready: !this.stopping && database === "ok" && homeserver === "ok", database, homeserver, stopping: this.stopping };
+  }
+
+  /** The queue's figures (metrics). */
+  queueFigures() {
+    return this.store.queue();
+  }
+
   async check() {
     let queue;
     try {

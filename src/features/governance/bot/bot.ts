@@ -9,7 +9,7 @@ import type { GovernanceForBot } from "../standing.ts";
 import { classifyMatrixError } from "../../../matrix/errors.ts";
 import type { Homeserver } from "../../../matrix/homeserver.ts";
 import type { RoomEvent } from "../../../projection/room-event.ts";
-import { botMessageLimiters, type Limiter } from "../../../config/limits.ts";
+import { botMessageLimiters } from "../../../config/limits.ts";
 import * as answers from "./answers.ts";
 import { parseRequest, type BotRequest } from "./commands.ts";
 import { RoomStore } from "../../rooms/room-store.ts";
@@ -32,7 +32,7 @@ const DECLINE_REASON = "No pending role claim or role for this account. Create t
 const CLAIM_ANSWER_RETRY_MS = [1_000, 3_000, 10_000];
 
 export class Bot {
-  private readonly limits: { messages: Limiter; notices: Limiter } | null;
+  private readonly limits: ReturnType<typeof botMessageLimiters>;
   private readonly store: BotInboxStore;
   private readonly sites: SiteStore;
   private readonly rooms: RoomStore;

@@ -1,0 +1,174 @@
+// Observability over a full run: real traffic (site registration, claim and verify tokens, an
+// HMAC-signed write, signed visitor comments, the operator API, SSE, cached reads, a retried and
+// a failed submission) moves every metric the operations guide names, on both the operator-token
+// endpoint and the separate metrics listener; every request gets a JSON log line with its
+// request id (echoed in X-Request-Id); and no secret the run used appears anywhere in its logs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
+import { TEST_AS_TOKEN, TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
+import { SseClient } from "../support/sse.ts";
+import { Visitor } from "../support/visitor.ts";
+import { signRequest } from "../../src/security/request-signature.ts";
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Prometheus text → the sum of each metric's samples (by name, labels summed over). */
+function samples(text: string): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (match) sums.set(match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : ""), (sums.get(match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : "")) ?? 0) + Number(match[3]));
+  }
+  return sums;
+}
+
+test("a full run moves every named metric, logs each request with its id, and logs no secret", async () => {
+  const lines: string[] = [];
+  const destination = { write: (line: string) => void lines.push(line) };
+  const siteId = uniqueSiteId("obs");
+  const signedSite = uniqueSiteId("obs-hmac");
+  const SITE_SECRET = `hmac-secret-${uniqueSiteId()}`;
+  const metricsPort = await freePort();
+  const service = await startTestService({
+    sites: { [siteId]: { origins: [TEST_ORIGIN] }, [signedSite]: { origins: [TEST_ORIGIN], secret: SITE_SECRET } },
+    overrides: { "metrics.listen_port": metricsPort, "log.level": "info" },
+    logDestination: destination,
+  });
+  const secrets: Record<string, string> = { operator: TEST_OPERATOR_TOKEN, as_token: TEST_AS_TOKEN, hs_token: TEST_HS_TOKEN, site_secret: SITE_SECRET };
+  const scrape = async () => {
+    const res = await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } });
+    assert.equal(res.status, 200);
+    return samples(await res.text());
+  };
+  const streams: SseClient[] = [];
+  try {
+    assert.equal((await fetch(`${service.url}/metrics`)).status, 403, "the main port's /metrics needs the operator token");
+    const separate = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(separate.status, 200);
+    assert.match(await separate.text(), /comments_http_requests_total/);
+    const before = await scrape();
+
+    // The operator API, a registration (claim token), a claim (verify token).
+    const operator = await fetch(`${service.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ __typename }" }),
+    });
+    assert.equal(operator.status, 200);
+    const registeredId = uniqueSiteId("obs-reg");
+    const registered = await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: registeredId }) });
+    assert.equal(registered.status, 201);
+    const requestId = registered.headers.get("x-request-id");
+    assert.ok(requestId, "X-Request-Id is echoed");
+    secrets.claim_token = ((await registered.json()) as { claim_token: string }).claim_token;
+    const claim = await fetch(`${service.url}/api/v1/sites/${registeredId}/admin-claims`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-claim-token": secrets.claim_token },
+      body: JSON.stringify({ user_id: "@someone:localhost" }),
+    });
+    const claimBody = (await claim.json()) as { verify_token?: string };
+    assert.equal(claim.status, 200, JSON.stringify(claimBody));
+    secrets.verify_token = claimBody.verify_token!;
+
+    // An SSE stream, and the queue held still while writes come in.
+    const stream = await SseClient.open(`${service.url}/api/v1/sites/${siteId}/pages/p/sse`);
+    streams.push(stream);
+    assert.equal(stream.status, 200);
+    await service.services.worker.stop();
+    const visitor = new Visitor(service.url, TEST_ORIGIN);
+    const submitted: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const body = await visitor.commentBody(siteId, "p", `observed ${i}`);
+      secrets[`author_signature_${i}`] = body.author_signature;
+      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, { "idempotency-key": `obs-${i}` });
+      assert.equal(res.status, 202);
+      submitted.push(((await res.json()) as { submission_id: string }).submission_id);
+    }
+    // An HMAC-signed write from the site's backend.
+    const backend = new Visitor(service.url, null);
+    const target = `/api/v1/sites/${signedSite}/pages/p/comments`;
+    const signedBody = JSON.stringify(await backend.commentBody(signedSite, "p", "signed by the backend"));
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    secrets.hmac = signRequest(SITE_SECRET, { method: "POST", target, body: Buffer.from(signedBody), timestamp });
+    const signed = await backend.post(target, signedBody, { "idempotency-key": "obs-signed", "x-service-timestamp": timestamp, "x-service-signature": secrets.hmac });
+    assert.equal(signed.status, 202, await signed.clone().text());
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const held = await scrape();
+    assert.ok(held.get("comments_queue_depth")! >= 5, `queue depth ${held.get("comments_queue_depth")}`);
+    assert.ok(held.get("comments_queue_oldest_age_seconds")! >= 1, "the oldest queued submission's age");
+    assert.equal(held.get("comments_sse_streams"), 1);
+
+    // The first submission fails once transiently (retried), the second for good (failed).
+    const worker = service.services.worker as unknown as { handlers: Record<string, (s: { id: string }) => Promise<string>> };
+    const perform = worker.handlers["comment.post"]!;
+    let transient = true;
+    worker.handlers["comment.post"] = async (submission) => {
+      if (submission.id === submitted[0] && transient) {
+        transient = false;
+        throw new Error("test: connection reset");
+      }
+      if (submission.id === submitted[1]) throw Object.assign(new Error("test: refused"), { statusCode: 400, errcode: "M_BAD_JSON" });
+      return perform(submission);
+    };
+    service.services.worker.start();
+    await eventually(async () => (await service.services.db.submission.count({ where: { id: { in: submitted }, status: { in: ["sent", "failed"] } } })) === submitted.length, 60_000, "the submissions to settle");
+    await eventually(async () => stream.messages.filter((m) => m.data.type === "message_created").length >= 3, 30_000, "the comments projected and delivered");
+    // Cached reads: the same list twice.
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: "{}" })).status, 200);
+    // A homeserver request that fails, and a repair waiting.
+    await service.services.homeserver.bot.doRequest("GET", "/_matrix/client/v3/rooms/!missing:localhost/state/m.room.name/").catch(() => {});
+    await service.services.db.projectionRepair.create({ data: { targetEventId: "$obs-repair", roomId: "!missing:localhost", eventType: "m.room.message", reason: "test" } });
+
+    const after = await scrape();
+    const moved = (name: string) => assert.ok((after.get(name) ?? 0) > (before.get(name) ?? 0), `${name} did not move (${before.get(name)} → ${after.get(name)})`);
+    for (const name of [
+      "comments_http_requests_total",
+      "comments_http_request_duration_seconds_count",
+      "comments_submissions_sent_total",
+      "comments_submissions_retried_total",
+      "comments_submissions_failed_total",
+      "comments_queue_failed",
+      "comments_projection_lag_seconds_count",
+      "comments_projection_repairs_pending",
+      'comments_read_cache_requests_total{result="hit"}',
+      'comments_read_cache_requests_total{result="miss"}',
+      "comments_read_cache_hit_ratio",
+      "comments_homeserver_request_duration_seconds_count",
+      "comments_homeserver_request_errors_total",
+      "comments_sse_streams",
+    ]) {
+      moved(name);
+    }
+    assert.equal(after.get("comments_leader"), 1, "a lone worker instance leads");
+    assert.equal(after.get("comments_queue_depth"), 0, "the queue drained");
+
+    // One JSON line per request, with method, route id, status, latency and the request id.
+    await eventually(async () => lines.some((line) => line.includes(requestId)), 5_000, "the registration's log line");
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const registration = entries.find((entry) => entry.requestId === requestId)!;
+    assert.equal(registration.method, "POST");
+    assert.equal(registration.route, "registerSite");
+    assert.equal(registration.status, 201);
+    assert.equal(typeof registration.latencyMs, "number");
+    assert.ok(entries.some((entry) => entry.route === "postComment" && entry.status === 202));
+  } finally {
+    for (const s of streams) s.close();
+    await service.stop();
+  }
+  // No secret the run used, in any form it was sent, appears in the logs.
+  const log = lines.join("");
+  assert.ok(lines.length > 10, `the run logged (${lines.length} lines)`);
+  for (const [what, secret] of Object.entries(secrets)) {
+    assert.ok(secret && secret.length >= 8, `${what} was used`);
+    assert.ok(!log.includes(secret), `the logs contain the ${what}`);
+  }
+});
