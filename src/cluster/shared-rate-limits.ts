@@ -7,25 +7,11 @@
 import pg from "pg";
 import { Redis } from "ioredis";
 import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Limiter } from "../config/limits.ts";
+import type { Limiter, SharedBudget, SharedRateLimitStore } from "../config/limits.ts";
+
+export type { SharedRateLimitStore } from "../config/limits.ts";
 
 export const RATE_LIMIT_TABLE = "rate_limit_counters";
-
-export interface SharedBudget {
-  /** The group's name: the prefix of its keys in the shared table. */
-  name: string;
-  points: number;
-  windowSeconds: number;
-  /** The per-instance limiter used when the database does not answer. */
-  fallback: Limiter;
-}
-
-/** Where the shared counters live: PostgreSQL (the database) or Redis (rate_limit.redis_url). */
-export interface SharedRateLimitStore {
-  readonly kind: "postgres" | "redis";
-  limiter(budget: SharedBudget): Limiter;
-  close(): Promise<void>;
-}
 
 /** A budget's limiter over a rate-limiter-flexible store, with the per-instance fallback. */
 function sharedLimiter(store: RateLimiterAbstract, budget: SharedBudget): Limiter {

@@ -3,7 +3,22 @@
 // body caps and the AS bot's message budget. Per-route caps (upload sizes) are in the routes.
 import type { Config } from "./config.ts";
 import { FixedWindowLimiter, TokenBucketLimiter } from "../security/rate-limit.ts";
-import type { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
+
+export interface SharedBudget {
+  /** The group's name: the prefix of its keys in the shared table. */
+  name: string;
+  points: number;
+  windowSeconds: number;
+  /** The per-instance limiter used when the database does not answer. */
+  fallback: Limiter;
+}
+
+/** Where the shared counters live: PostgreSQL (the database) or Redis (rate_limit.redis_url). */
+export interface SharedRateLimitStore {
+  readonly kind: "postgres" | "redis";
+  limiter(budget: SharedBudget): Limiter;
+  close(): Promise<void>;
+}
 
 const HOUR = 3600;
 const MINUTE = 60;
