@@ -1,13 +1,14 @@
 // Observability over a full run: real traffic (site registration, claim and verify tokens, an
-// HMAC-signed write, signed visitor comments, the operator API, SSE, cached reads, a retried and
-// a failed submission) moves every metric the operations guide names, on both the operator-token
+// HMAC-signed write, signed visitor comments, the operator API, SSE, cached reads; submissions
+// retried while the homeserver is out of reach and one it refuses for good; a pushed event that
+// cannot be applied) moves every metric the operations guide names, on both the operator-token
 // endpoint and the separate metrics listener; every request gets a JSON log line with its
 // request id (echoed in X-Request-Id); and no secret the run used appears anywhere in its logs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
-import { TEST_AS_TOKEN, TEST_HS_TOKEN, TEST_OPERATOR_TOKEN } from "../support/environment.ts";
+import { TEST_AS_TOKEN, TEST_HS_TOKEN, TEST_OPERATOR_TOKEN, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { SseClient } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
@@ -19,6 +20,51 @@ const freePort = (): Promise<number> =>
       probe.close(() => resolve(port));
     });
   });
+
+/**
+ * The service's way to the test homeserver: a TCP relay the test can cut (connections refused,
+ * open ones reset, as when the homeserver is down) and restore, on the same port.
+ */
+class HomeserverLink {
+  private readonly sockets = new Set<Socket>();
+  private server: Server | null = null;
+
+  private constructor(private readonly port: number) {}
+
+  static async open(): Promise<HomeserverLink> {
+    const link = new HomeserverLink(await freePort());
+    await link.restore();
+    return link;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async restore(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(TEST_SYNAPSE_PORT, "127.0.0.1");
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("close", () => this.sockets.delete(socket));
+        socket.on("error", () => {});
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, "127.0.0.1", resolve));
+    this.server = server;
+  }
+
+  cut(): void {
+    this.server?.close();
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+  }
+}
 
 /** Prometheus text → the sum of each metric's samples (by name, labels summed over). */
 function samples(text: string): Map<string, number> {
@@ -38,9 +84,10 @@ test("a full run moves every named metric, logs each request with its id, and lo
   const signedSite = uniqueSiteId("obs-hmac");
   const SITE_SECRET = `hmac-secret-${uniqueSiteId()}`;
   const metricsPort = await freePort();
+  const hsLink = await HomeserverLink.open();
   const service = await startTestService({
     sites: { [siteId]: { origins: [TEST_ORIGIN] }, [signedSite]: { origins: [TEST_ORIGIN], secret: SITE_SECRET } },
-    overrides: { "metrics.listen_port": metricsPort, "log.level": "info" },
+    overrides: { "metrics.listen_port": metricsPort, "log.level": "info", "matrix.homeserver_url": hsLink.url },
     logDestination: destination,
   });
   const secrets: Record<string, string> = { operator: TEST_OPERATOR_TOKEN, as_token: TEST_AS_TOKEN, hs_token: TEST_HS_TOKEN, site_secret: SITE_SECRET };
@@ -107,26 +154,29 @@ test("a full run moves every named metric, logs each request with its id, and lo
     assert.ok(held.get("comments_queue_oldest_age_seconds")! >= 1, "the oldest queued submission's age");
     assert.equal(held.get("comments_sse_streams"), 1);
 
-    // The first submission fails once transiently (retried), the second for good (failed).
-    const worker = service.services.worker as unknown as { handlers: Record<string, (s: { id: string }) => Promise<string>> };
-    const perform = worker.handlers["comment.post"]!;
-    let transient = true;
-    worker.handlers["comment.post"] = async (submission) => {
-      if (submission.id === submitted[0] && transient) {
-        transient = false;
-        throw new Error("test: connection reset");
-      }
-      if (submission.id === submitted[1]) throw Object.assign(new Error("test: refused"), { statusCode: 400, errcode: "M_BAD_JSON" });
-      return perform(submission);
-    };
+    // The homeserver out of reach while the worker starts: its first sends fail and are retried.
+    hsLink.cut();
     service.services.worker.start();
-    await eventually(async () => (await service.services.db.submission.count({ where: { id: { in: submitted }, status: { in: ["sent", "failed"] } } })) === submitted.length, 60_000, "the submissions to settle");
-    await eventually(async () => stream.messages.filter((m) => m.data.type === "message_created").length >= 3, 30_000, "the comments projected and delivered");
+    await eventually(async () => ((await scrape()).get("comments_submissions_retried_total") ?? 0) > (before.get("comments_submissions_retried_total") ?? 0), 30_000, "a retried submission");
+    await hsLink.restore();
+    await eventually(async () => (await service.services.db.submission.count({ where: { id: { in: submitted }, status: "sent" } })) === submitted.length, 60_000, "the submissions to be sent");
+    await eventually(async () => stream.messages.filter((m) => m.data.type === "message_created").length >= 4, 30_000, "the comments projected and delivered");
+    // The homeserver refuses for good: the visitor's virtual user is banned from the page room.
+    const room = (await (await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/room`)).json()) as { room_id: string };
+    await service.services.homeserver.bot.banUser(service.services.names.visitorUserId(siteId, visitor.publicKey), room.room_id, "observability test");
+    const refused = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "from a banned visitor"), { "idempotency-key": "obs-banned" });
+    assert.equal(refused.status, 202);
+    const refusedId = ((await refused.json()) as { submission_id: string }).submission_id;
+    await eventually(async () => (await service.services.db.submission.findUnique({ where: { id: refusedId } }))?.status === "failed", 60_000, "the refused submission to fail");
     // Cached reads: the same list twice.
     for (let i = 0; i < 3; i++) assert.equal((await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: "{}" })).status, 200);
-    // A homeserver request that fails, and a repair waiting.
-    await service.services.homeserver.bot.doRequest("GET", "/_matrix/client/v3/rooms/!missing:localhost/state/m.room.name/").catch(() => {});
-    await service.services.db.projectionRepair.create({ data: { targetEventId: "$obs-repair", roomId: "!missing:localhost", eventType: "m.room.message", reason: "test" } });
+    // A pushed event that cannot be applied (no timestamp) waits for repair.
+    const pushed = await fetch(`${service.url}/_matrix/app/v1/transactions/obs-${siteId}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${TEST_HS_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ events: [{ event_id: `$obs-unapplyable-${siteId}`, room_id: room.room_id, sender: "@someone:localhost", type: "m.room.message", content: { msgtype: "m.text", body: "x" }, origin_server_ts: "yesterday" }] }),
+    });
+    assert.equal(pushed.status, 200);
 
     const after = await scrape();
     const moved = (name: string) => assert.ok((after.get(name) ?? 0) > (before.get(name) ?? 0), `${name} did not move (${before.get(name)} → ${after.get(name)})`);
@@ -163,6 +213,7 @@ test("a full run moves every named metric, logs each request with its id, and lo
   } finally {
     for (const s of streams) s.close();
     await service.stop();
+    await hsLink.close();
   }
   // No secret the run used, in any form it was sent, appears in the logs.
   const log = lines.join("");
