@@ -15,6 +15,17 @@ export const T0 = 1_795_000_000_000;
 /** A proof block as the service writes it (the projection only reads its submission id). */
 export const proofBlock = (submissionId = "sub-1"): ProofBlock => ({ public_key: "pk", signature: "sig", challenge: "ch", content: "", submission_id: submissionId });
 
+/** One event with fixed ids and timestamp, for tests of how a single event is read. */
+export const oneEvent = (type: string, content: Record<string, unknown> = {}, extra: Partial<RoomEvent> = {}): RoomEvent => ({
+  event_id: "$e:localhost",
+  room_id: "!r:localhost",
+  sender: "@alice:localhost",
+  type,
+  origin_server_ts: 1_763_726_400_000,
+  content,
+  ...extra,
+});
+
 /**
  * Events of one room with unique ids and increasing timestamps (one second apart, in the order
  * they are built), so a test can deliver them in any other order.

@@ -4,16 +4,9 @@ import assert from "node:assert/strict";
 import { COMMENT_REL_TYPES } from "../../src/projection/comments.ts";
 import { EPHEMERAL_KINDS, ephemeralKind, ROOM_EVENT_KINDS, roomEventKind } from "../../src/projection/event-kinds.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
+import { oneEvent } from "../support/room-events.ts";
 
-const event = (type: string, content: Record<string, unknown> = {}, extra: Partial<RoomEvent> = {}): RoomEvent => ({
-  event_id: "$e:localhost",
-  room_id: "!r:localhost",
-  sender: "@alice:localhost",
-  type,
-  origin_server_ts: 1_763_726_400_000,
-  content,
-  ...extra,
-});
+const event = oneEvent;
 const kindOf = (e: RoomEvent) => roomEventKind(e)?.kind ?? null;
 const relatesTo = (rel_type: string, more: Record<string, unknown> = {}) => ({ "m.relates_to": { rel_type, event_id: "$target:localhost", ...more } });
 

@@ -1,17 +1,10 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { reactionKey } from "../../src/projection/annotations.ts";
+import { oneEvent } from "../support/room-events.ts";
 import { eventRelation, isCommentEvent, malformation, messageContent, proofOf, relationsOf, type RoomEvent } from "../../src/projection/message-content.ts";
 
-const event = (content: Record<string, unknown>, type = "m.room.message", extra: Partial<RoomEvent> = {}): RoomEvent => ({
-  event_id: "$e:localhost",
-  room_id: "!r:localhost",
-  sender: "@alice:localhost",
-  type,
-  origin_server_ts: 1_763_726_400_000,
-  content,
-  ...extra,
-});
+const event = (content: Record<string, unknown>, type = "m.room.message", extra: Partial<RoomEvent> = {}): RoomEvent => oneEvent(type, content, extra);
 
 const proof = { public_key: "pk", signature: "sig", challenge: "ch", content: "Hello", submission_id: "sub-1" };
 
