@@ -11,6 +11,9 @@ import type { Homeserver } from "../../matrix/homeserver.ts";
 import { Projector } from "../../projection/projector.ts";
 import type { RoomEvent } from "../../projection/room-event.ts";
 import type { Sites } from "../sites/sites.ts";
+import { VisitorStore } from "../visitors/visitor-store.ts";
+import { proofOf } from "../../projection/message-content.ts";
+import type { MatrixNames } from "../../matrix/names.ts";
 import { BackfillStore } from "./backfill-store.ts";
 import type { SitePlan } from "./discovery.ts";
 
@@ -47,6 +50,7 @@ export interface BackfillSummary {
 export class Backfill {
   private readonly store: BackfillStore;
   private readonly projector: Projector;
+  private readonly visitors: VisitorStore;
 
   constructor(
     private readonly db: Db,
@@ -56,6 +60,7 @@ export class Backfill {
     private readonly pageSize: number,
   ) {
     this.store = new BackfillStore(db);
+    this.visitors = new VisitorStore(db);
     // Replaying history announces nothing (no live events, no cache changes).
     this.projector = new Projector(db, hs.names, async () => {}, false);
   }
@@ -95,6 +100,8 @@ export class Backfill {
         if (page.chunk.length === 0) break;
         // /messages may leave out room_id (it names the room already); the projection keys on it.
         const events = page.chunk.map((event) => ({ ...event, room_id: room.roomId }) as RoomEvent);
+        // Visitors first: a comment names its author's key (and a redacted one has no proof left).
+        for (const visitor of visitorsOf(events, room.siteId, this.hs.names)) await this.visitors.recordUser(visitor.userId, room.siteId, visitor.publicKey);
         await this.projector.applyTransaction(events);
         read += events.length;
         listener.page(room, read);
@@ -107,4 +114,17 @@ export class Backfill {
       return { ...room, read, total: progress.events + read, error: (err as Error)?.message ?? String(err) };
     }
   }
+}
+
+/**
+ * The visitors' virtual users these events show (the write side records them on first write):
+ * a proof block whose key derives the sender's id, which only this service can send as.
+ */
+export function visitorsOf(events: RoomEvent[], siteId: string, names: MatrixNames): Array<{ userId: string; publicKey: string }> {
+  const found = new Map<string, string>();
+  for (const event of events) {
+    const proof = typeof event.content === "object" && event.content !== null ? proofOf(event.content) : null;
+    if (proof && names.visitorUserId(siteId, Buffer.from(proof.public_key, "base64url")) === event.sender) found.set(event.sender, proof.public_key);
+  }
+  return [...found].map(([userId, publicKey]) => ({ userId, publicKey }));
 }
