@@ -2,17 +2,16 @@
 // of every site (or one) from the homeserver alone (src/features/backfill/). Resumable: run it
 // again after an interruption. Exit codes: docs/cli.md.
 import { parseArgs } from "node:util";
-import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config/config.ts";
+import { buildConfig, loadConfigFile, type Config } from "../config/config.ts";
 import { devConfigDocument } from "../config/dev-defaults.ts";
-import { BACKFILL_EXIT, DEFAULT_PAGE_SIZE, runBackfill } from "../features/backfill/run.ts";
+import { BACKFILL_EXIT, pageSizeOption, runBackfill } from "../features/backfill/run.ts";
 
 let config: Config;
 let options: { siteId: string | null; pageSize: number };
 try {
   const { values } = parseArgs({ options: { config: { type: "string" }, site: { type: "string" }, "page-size": { type: "string" } } });
   const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
-  const pageSize = Number(values["page-size"] ?? DEFAULT_PAGE_SIZE);
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new ConfigError("--page-size must be an integer from 1 to 1000");
+  const pageSize = pageSizeOption(values["page-size"]);
   config = configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument());
   options = { siteId: values.site ?? null, pageSize };
 } catch (err) {

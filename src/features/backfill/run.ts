@@ -1,7 +1,7 @@
 // A backfill run as the command line (npm run backfill) and the start-up mode (npm start --
 // --backfill) make it: the database migrated, the homeserver checked, the sites found and read,
 // progress printed; the outcome is an exit code scripts can rely on (docs/cli.md).
-import type { Config } from "../../config/config.ts";
+import { ConfigError, type Config } from "../../config/config.ts";
 import { openDatabase } from "../../db/client.ts";
 import { migrate } from "../../db/migrations.ts";
 import { Homeserver } from "../../matrix/homeserver.ts";
@@ -15,6 +15,13 @@ export const BACKFILL_EXIT = { ok: 0, config: 2, homeserverUnreachable: 3, parti
 
 /** Events per /messages request unless --page-size says otherwise. */
 export const DEFAULT_PAGE_SIZE = 100;
+
+/** --page-size: 1 to 1000 events per request (undefined: the default). */
+export function pageSizeOption(text: string | undefined): number {
+  const pageSize = Number(text ?? DEFAULT_PAGE_SIZE);
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new ConfigError("--page-size must be an integer from 1 to 1000");
+  return pageSize;
+}
 
 export interface BackfillRunOptions {
   siteId: string | null;
