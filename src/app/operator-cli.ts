@@ -107,7 +107,7 @@ export function serviceUrl(config: Config): string {
 }
 
 function help(commands: OperatorCommand[], io: OperatorIo): void {
-  io.out("usage: npm run operator -- <command> [arguments] [--options] [--json] [--config FILE] [--url URL]\n\ncommands:\n");
+  io.out("usage: npm run operator -- <command> [arguments] [--options] [--json] [--config FILE] [--service-url URL]\n\ncommands:\n");
   const usage = (c: OperatorCommand) => [c.name, ...c.positional.map((p) => `<${p}>`), ...c.options.map((o) => (o.required ? `--${o.name} …` : `[--${o.name} …]`))].join(" ");
   for (const c of commands) io.out(`  ${usage(c)}\n      ${c.route.method} ${c.route.path}: ${c.route.summary}\n`);
   io.out("  backfill [--site <site_id>] [--page-size N]\n      Rebuild the read model from the homeserver (npm run backfill; runs here, not in the service).\n");

@@ -1,4 +1,4 @@
-// npm run operator -- <command> [arguments] [--json] [--config FILE] [--url URL]: the operator
+// npm run operator -- <command> [arguments] [--json] [--config FILE] [--service-url URL]: the operator
 // API from the command line (src/app/operator-cli.ts), reading the service's configuration (its
 // listen address and operator token). `help` lists the commands; exit codes: docs/cli.md.
 import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config/config.ts";
@@ -6,7 +6,7 @@ import { devConfigDocument } from "../config/dev-defaults.ts";
 import { OPERATOR_EXIT, runOperator, serviceUrl } from "../app/operator-cli.ts";
 import { buildRoutes } from "../app/route-table.ts";
 
-/** --config and --url are this edge's own; the rest is the command's. */
+/** --config and --service-url are this edge's own; the rest is the command's. */
 function ownOption(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return undefined;
@@ -21,7 +21,7 @@ let config: Config;
 let url: string | undefined;
 try {
   const configPath = ownOption(args, "config") ?? process.env.COMMENT_SERVICE_CONFIG;
-  url = ownOption(args, "url");
+  url = ownOption(args, "service-url");
   config = configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument());
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
