@@ -68,6 +68,10 @@ describe("operator CLI", () => {
   });
 
   test("a read as a table and as JSON", async () => {
+    const all = await operator(configFile, "list-sites");
+    assert.equal(all.status, 0, all.stderr);
+    assert.match(all.stdout, new RegExp(`^${declared} +config `, "m"), "an optional body left out");
+
     const json = await operator(configFile, "list-sites", "--site_id", declared, "--json");
     assert.equal(json.status, 0, json.stderr);
     const page = JSON.parse(json.stdout);

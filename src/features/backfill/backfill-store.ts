@@ -46,7 +46,7 @@ export class BackfillStore {
   }
 
   /** Records a page of the room's timeline as applied. */
-  async advance(roomId: string, where: { siteId: string; pageSlug: string | null }, nextToken: string, lastEventId: string, read: number): Promise<void> {
+  async advance(roomId: string, where: { siteId: string; pageSlug: string | null }, nextToken: string | null, lastEventId: string, read: number): Promise<void> {
     await this.db.backfillProgress.upsert({
       where: { roomId },
       create: { roomId, ...where, nextToken, lastEventId, events: read },

@@ -105,8 +105,9 @@ export class Backfill {
         await this.projector.applyTransaction(events);
         read += events.length;
         listener.page(room, read);
+        // Without an end token the next run reads this last page again, which changes nothing.
+        await this.store.advance(room.roomId, { siteId: room.siteId, pageSlug: room.pageSlug }, page.end ?? from, events.at(-1)!.event_id, events.length);
         if (page.end === null) break;
-        await this.store.advance(room.roomId, { siteId: room.siteId, pageSlug: room.pageSlug }, page.end, events.at(-1)!.event_id, events.length);
         from = page.end;
       }
       return { ...room, read, total: progress.events + read, error: null };
