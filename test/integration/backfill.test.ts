@@ -199,7 +199,8 @@ for (const provider of PROVIDERS) {
       assert.deepEqual(kept(registeredAfter), kept(registeredBefore));
       assert.equal(registeredAfter.verified, false);
       await expectProblem(await alice.post(`${base("p", registered)}/comments`, await alice.commentBody(registered, "p", "refused")), 403, "site-not-verified");
-      await comment(alice, "main", "Writes go on on the declared site");
+      const later = await comment(alice, "main", "Writes go on on the declared site");
+      assert.equal(later.author.display_name, "Ada", "the visitor keeps the name it had");
       assert.equal((await siteRow(declared)).verified, true);
     });
 
@@ -214,6 +215,8 @@ for (const provider of PROVIDERS) {
       assert.match(down.stdout, /cannot be read/);
       const unknown = backfill(good, "--site", uniqueSiteId("nowhere"));
       assert.equal(unknown.status, 5, unknown.stdout + unknown.stderr);
+      const start = spawnSync(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", good, "--backfill-site", uniqueSiteId("nowhere")], { cwd: root, encoding: "utf8" });
+      assert.equal(start.status, 5, `the start-up mode stops with the backfill's code: ${start.stdout}${start.stderr}`);
     });
   });
 }

@@ -53,4 +53,19 @@ export class BackfillStore {
       update: { nextToken, lastEventId, events: { increment: read } },
     });
   }
+
+  /**
+   * Gives the site's visitors without a recorded name the name the room's projection shows for
+   * them, as the write side records the names it sets: otherwise their next write without a
+   * display name would rename them to the neutral default.
+   */
+  async nameVisitors(siteId: string, roomId: string): Promise<void> {
+    const unnamed = await this.db.virtualUser.findMany({ where: { siteId, displayName: null }, select: { userId: true } });
+    if (unnamed.length === 0) return;
+    const named = await this.db.roomMember.findMany({
+      where: { roomId, userId: { in: unnamed.map((u) => u.userId) }, displayName: { not: null } },
+      select: { userId: true, displayName: true },
+    });
+    for (const member of named) await this.db.virtualUser.updateMany({ where: { userId: member.userId, displayName: null }, data: { displayName: member.displayName } });
+  }
 }

@@ -110,6 +110,7 @@ export class Backfill {
         if (page.end === null) break;
         from = page.end;
       }
+      await this.store.nameVisitors(room.siteId, room.roomId);
       return { ...room, read, total: progress.events + read, error: null };
     } catch (err) {
       return { ...room, read, total: progress.events + read, error: (err as Error)?.message ?? String(err) };
