@@ -201,7 +201,26 @@ for (const provider of PROVIDERS) {
       await expectProblem(await alice.post(`${base("p", registered)}/comments`, await alice.commentBody(registered, "p", "refused")), 403, "site-not-verified");
       const later = await comment(alice, "main", "Writes go on on the declared site");
       assert.equal(later.author.display_name, "Ada", "the visitor keeps the name it had");
+
       assert.equal((await siteRow(declared)).verified, true);
+
+      // A room the homeserver refuses to read (here: a corrupt resume token) fails alone: the run
+      // reads the others and exits 4; once the cause is gone, a run completes.
+      await service.stop();
+      service = undefined;
+      const db = await openDatabase(rebuilt.url);
+      try {
+        await db.backfillProgress.update({ where: { roomId: mainRoom }, data: { nextToken: "not-a-token" } });
+        const partial = backfill(configFile, "--site", declared);
+        assert.equal(partial.status, 4, partial.stdout + partial.stderr);
+        assert.match(partial.stdout, new RegExp(`\\[2/4\\] ${declared}/main \\S+ active: 0 events read \\(\\d+ in all\\) FAILED: `));
+        assert.match(partial.stdout, new RegExp(`^backfill: \\[4/4\\] ${declared}/upgraded \\S+ active: 0 events read \\(\\d+ in all\\)$`, "m"), "the rooms after it are read");
+        assert.match(partial.stdout, /; 1 rooms failed$/m);
+        await db.backfillProgress.delete({ where: { roomId: mainRoom } });
+      } finally {
+        await db.$disconnect();
+      }
+      assert.equal(backfill(configFile, "--site", declared).status, 0);
     });
 
     test("exit codes: configuration error 2, homeserver unreachable 3, unknown site 5", async () => {

@@ -14,6 +14,7 @@ import type { Sites } from "../sites/sites.ts";
 import { VisitorStore } from "../visitors/visitor-store.ts";
 import { proofOf } from "../../projection/message-content.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
+import { homeserverFailure } from "../../matrix/errors.ts";
 import { BackfillStore } from "./backfill-store.ts";
 import type { SitePlan } from "./discovery.ts";
 
@@ -53,7 +54,7 @@ export class Backfill {
   private readonly visitors: VisitorStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly hs: Homeserver,
     private readonly sites: Sites,
     /** Events per /messages request: what the run holds in memory at once. */
@@ -113,6 +114,8 @@ export class Backfill {
       await this.store.nameVisitors(room.siteId, room.roomId);
       return { ...room, read, total: progress.events + read, error: null };
     } catch (err) {
+      // The homeserver failing one room leaves the others to read; anything else (the database) ends the run.
+      if (homeserverFailure(err) === null) throw err;
       return { ...room, read, total: progress.events + read, error: (err as Error)?.message ?? String(err) };
     }
   }
@@ -122,7 +125,7 @@ export class Backfill {
  * The visitors' virtual users these events show (the write side records them on first write):
  * a proof block whose key derives the sender's id, which only this service can send as.
  */
-export function visitorsOf(events: RoomEvent[], siteId: string, names: MatrixNames): Array<{ userId: string; publicKey: string }> {
+function visitorsOf(events: RoomEvent[], siteId: string, names: MatrixNames): Array<{ userId: string; publicKey: string }> {
   const found = new Map<string, string>();
   for (const event of events) {
     const proof = typeof event.content === "object" && event.content !== null ? proofOf(event.content) : null;
