@@ -108,7 +108,8 @@ export function serviceUrl(config: Config): string {
 
 function help(commands: OperatorCommand[], io: OperatorIo): void {
   io.out("usage: npm run operator -- <command> [arguments] [--options] [--json] [--config FILE] [--service-url URL]\n\ncommands:\n");
-  const usage = (c: OperatorCommand) => [c.name, ...c.positional.map((p) => `<${p}>`), ...c.options.map((o) => (o.required ? `--${o.name} …` : `[--${o.name} …]`))].join(" ");
+  const usage = (c: OperatorCommand) =>
+    [c.name, ...c.positional.map((p) => `<${p}>`), ...c.options.map((o) => (o.required ? `--${o.name} …` : `[--${o.name} …]`)), ...(c.route.body ? ["[--json-body JSON]"] : [])].join(" ");
   for (const c of commands) io.out(`  ${usage(c)}\n      ${c.route.method} ${c.route.path}: ${c.route.summary}\n`);
   io.out("  backfill [--site <site_id>] [--page-size N]\n      Rebuild the read model from the homeserver (npm run backfill; runs here, not in the service).\n");
   io.out("  help\n      This list.\n");
@@ -156,17 +157,29 @@ export async function runOperator(args: string[], config: Config, routes: Route[
 
 function usageProblem(command: OperatorCommand, positional: string[], options: Map<string, string>): string | null {
   if (positional.length !== command.positional.length) return `expects ${command.positional.map((p) => `<${p}>`).join(" ") || "no arguments"}`;
-  const unknown = [...options.keys()].find((o) => !command.options.some((c) => c.name === o));
+  const unknown = [...options.keys()].find((o) => !command.options.some((c) => c.name === o) && !(o === "json-body" && command.route.body));
   if (unknown) return `unknown option --${unknown}`;
-  const missing = command.options.find((o) => o.required && !options.has(o.name));
+  const jsonBody = options.get("json-body");
+  if (jsonBody !== undefined && !isJsonObject(jsonBody)) return "--json-body must be a JSON object";
+  const missing = command.options.find((o) => o.required && !options.has(o.name) && !(jsonBody !== undefined && o.in === "body"));
   return missing ? `--${missing.name} is required` : null;
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 async function call(command: OperatorCommand, positional: string[], options: Map<string, string>, token: string, baseUrl: string, json: boolean, io: OperatorIo): Promise<number> {
   const { route } = command;
   const path = command.positional.reduce((p, param, i) => p.replace(`{${param}}`, encodeURIComponent(positional[i]!)), route.path);
   const query = new URLSearchParams();
-  const body: Record<string, unknown> = {};
+  // --json-body: the whole body as JSON (a body schema without plain fields); options add to it.
+  const body: Record<string, unknown> = options.has("json-body") ? (JSON.parse(options.get("json-body")!) as Record<string, unknown>) : {};
   for (const option of command.options) {
     const text = options.get(option.name);
     if (text === undefined) continue;

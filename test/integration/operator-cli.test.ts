@@ -62,8 +62,9 @@ describe("operator CLI", () => {
     const operatorRoutes = buildRoutes(() => ({})).filter((r) => r.auth === "operator" && !r.operationId.endsWith("Alternate"));
     assert.equal(commands.length, operatorRoutes.length);
     for (const command of commands) assert.match(run.stdout, new RegExp(`^  ${command.name} .*\\n +${command.route.method} ${command.route.path.replace(/[{}]/g, "\\$&")}: `, "m"));
-    assert.match(run.stdout, /^  list-sites \[--page …\] \[--per_page …\] \[--site_id …\]$/m);
-    assert.match(run.stdout, /^  revoke-origin <site_id> --origin …$/m);
+    assert.match(run.stdout, /^  list-sites \[--page …\] \[--per_page …\] \[--site_id …\] \[--json-body JSON\]$/m);
+    assert.match(run.stdout, /^  revoke-origin <site_id> --origin … \[--json-body JSON\]$/m);
+    assert.match(run.stdout, /^  rotate-secret <site_id>$/m, "no body, no --json-body");
     assert.match(run.stdout, /^  backfill \[--site <site_id>\]/m);
   });
 
@@ -78,6 +79,10 @@ describe("operator CLI", () => {
     assert.equal(page.data.length, 1);
     assert.equal(page.data[0].site_id, declared);
     assert.equal(page.data[0].source, "config");
+
+    const whole = await operator(configFile, "list-sites", "--json-body", JSON.stringify({ site_id: declared, per_page: 5 }), "--json");
+    assert.equal(whole.status, 0, whole.stderr);
+    assert.deepEqual(JSON.parse(whole.stdout), { ...page, meta: { ...page.meta, per_page: 5 } }, "the whole body as JSON");
 
     const table = await operator(configFile, "list-sites", `--site_id=${declared}`);
     assert.equal(table.status, 0, table.stderr);
@@ -116,7 +121,7 @@ describe("operator CLI", () => {
     const refused = await operator(writeConfig(wrongToken), "list-sites");
     assert.equal(refused.status, OPERATOR_EXIT.forbidden, refused.stderr);
 
-    for (const args of [["no-such-command"], ["revoke-origin"], ["revoke-origin", declared], ["list-sites", "--colour", "red"]]) {
+    for (const args of [["no-such-command"], ["revoke-origin"], ["revoke-origin", declared], ["list-sites", "--colour", "red"], ["list-sites", "--json-body", "[1]"], ["rotate-secret", declared, "--json-body", "{}"]]) {
       const usage = await operator(configFile, ...args);
       assert.equal(usage.status, OPERATOR_EXIT.usage, `${args.join(" ")}: ${usage.stderr}`);
       assert.match(usage.stderr, /^operator: /);
