@@ -14,16 +14,29 @@ const create = (content: Record<string, unknown> = {}) => ({ type: "m.room.creat
 const alias = (alias: string, alt: string[] = []) => ({ type: "m.room.canonical_alias", state_key: "", content: { alias, alt_aliases: alt } });
 const child = (roomId: string, via = ["hs.example"]) => ({ type: "m.space.child", state_key: roomId, content: { via } });
 
-function homeserver(rooms: Record<string, State>): Homeserver {
+/** The homeserver as the bot sees it: `rooms` joined, any other room unreadable. */
+function homeserver(rooms: Record<string, State>, calls: string[] = []): Homeserver {
+  const refused = (errcode: string, statusCode: number) => Object.assign(new Error(errcode), { errcode, statusCode });
   return {
     names,
-    joinedRooms: async () => Object.keys(rooms),
-    roomState: async (roomId: string) => rooms[roomId]!,
+    joinedRooms: async () => {
+      calls.push("joinedRooms");
+      return Object.keys(rooms);
+    },
+    roomState: async (roomId: string) => {
+      if (!rooms[roomId]) throw refused("M_FORBIDDEN", 403);
+      return rooms[roomId];
+    },
+    resolveAlias: async (alias: string) => {
+      const found = Object.entries(rooms).find(([, state]) => state.some((e) => e.type === "m.room.canonical_alias" && e.content.alias === alias));
+      if (!found) throw refused("M_NOT_FOUND", 404);
+      return found[0];
+    },
   } as unknown as Homeserver;
 }
 
 const rooms: Record<string, State> = {
-  "!space-blog": [create({ type: "m.space" }), alias("#_service_blog:hs.example"), child("!hello"), child("!named"), child("!gone", [])],
+  "!space-blog": [create({ type: "m.space" }), alias("#_service_blog:hs.example"), child("!hello"), child("!named"), child("!old"), child("!gone", [])],
   "!space-shop": [create({ type: "m.space" }), alias("#_service_shop:hs.example")],
   // A page upgraded twice: the alias moved to the newest room.
   "!old": [create({ room_version: "10" }), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!mid" } }],
@@ -63,14 +76,24 @@ test("sites are the Spaces with a service alias; pages by alias or a Space child
   ]);
 });
 
-test("one site only", async () => {
-  const plans = await discoverSites(homeserver(rooms), "shop");
-  assert.deepEqual(plans.map((p) => [p.siteId, p.pages.map((page) => page.pageSlug)]), [["shop", ["cart"]]]);
+test("one site: its Space by alias, its children and their upgrades' rooms, without reading every joined room", async () => {
+  const calls: string[] = [];
+  const [blog, ...others] = await discoverSites(homeserver(rooms, calls), "blog");
+  assert.deepEqual(others, []);
+  assert.deepEqual(blog, (await discoverSites(homeserver(rooms), null))[0], "what the full run finds of it");
+  assert.deepEqual(calls, []);
   assert.deepEqual(await discoverSites(homeserver(rooms), "nowhere"), []);
 });
 
 test("rooms are chained by predecessors where a tombstone names a room the bot never joined; the page alias may be on any of them", async () => {
-  const partial = { ...rooms, "!new": [create({ predecessor: { room_id: "!mid" } })], "!mid": [...rooms["!mid"]!.slice(0, 1), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!unjoined" } }], "!old": [...rooms["!old"]!, alias("#_service_blog_upgraded:hs.example")] };
-  const blog = (await discoverSites(homeserver(partial), "blog"))[0]!;
+  const partial = {
+    ...rooms,
+    "!new": [create({ predecessor: { room_id: "!mid" } })],
+    "!mid": [...rooms["!mid"]!.slice(0, 1), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!unjoined" } }],
+    "!old": [...rooms["!old"]!, alias("#_service_blog_upgraded:hs.example")],
+  };
+  const blog = (await discoverSites(homeserver(partial), null))[0]!;
   assert.deepEqual(blog.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId), ["!old", "!mid", "!new"], "!new names !mid its predecessor");
+  const alone = (await discoverSites(homeserver(partial), "blog"))[0]!;
+  assert.deepEqual(alone.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId), ["!old", "!mid"], "one site's run follows links from the Space only");
 });

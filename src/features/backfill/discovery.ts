@@ -1,11 +1,13 @@
 // Finding a rebuild's rooms on the homeserver alone: the AS bot created (and so joined) every
-// site's Space and page room, and a room upgrade joins it to the successor. Each joined room is
-// summarized from its state (one request, the state dropped at once); sites are the Spaces with
-// a service alias (#<prefix><site_id>), pages the rooms with a page alias
-// (#<prefix><site_id>_<page_slug>) or a Space's m.space.child; an upgraded page's rooms are
-// chained through m.room.create predecessors and m.room.tombstone replacements, oldest first.
+// site's Space and page room, and a room upgrade joins it to the successor. Each room the bot
+// joined (for one site: each room linked from its Space) is summarized from its state (one
+// request, the state dropped at once); sites are the Spaces with a service alias
+// (#<prefix><site_id>), pages the rooms with a page alias (#<prefix><site_id>_<page_slug>) or a
+// Space's m.space.child; an upgraded page's rooms are chained through m.room.create
+// predecessors and m.room.tombstone replacements, oldest first.
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { isValidPageSlug, isValidSiteId } from "../../core/identifiers.ts";
+import { homeserverFailure } from "../../matrix/errors.ts";
 
 export interface PagePlan {
   pageSlug: string;
@@ -65,9 +67,45 @@ function parseAlias(alias: string, prefix: string, serverName: string): { siteId
 
 /** The sites (all, or `onlySite`) with their Spaces and page rooms, by site id and page slug. */
 export async function discoverSites(hs: Homeserver, onlySite: string | null): Promise<SitePlan[]> {
-  const { prefix, serverName } = hs.names;
   const summaries = new Map<string, RoomSummary>();
-  for (const roomId of await hs.joinedRooms(hs.names.botUserId)) summaries.set(roomId, await summarize(hs, roomId));
+  if (onlySite === null) {
+    for (const roomId of await hs.joinedRooms(hs.names.botUserId)) summaries.set(roomId, await summarize(hs, roomId));
+  } else {
+    await summarizeSite(hs, onlySite, summaries);
+  }
+  return plansOf(summaries, onlySite, hs.names.prefix, hs.names.serverName);
+}
+
+/**
+ * One site's rooms without reading every room the bot joined: its Space by alias, the Space's
+ * children, and from each the rooms its upgrades link (tombstone forward, predecessor back).
+ * A page room that never became a Space child is found by the full run only.
+ */
+async function summarizeSite(hs: Homeserver, siteId: string, summaries: Map<string, RoomSummary>): Promise<void> {
+  let spaceRoomId: string;
+  try {
+    spaceRoomId = await hs.resolveAlias(hs.names.alias(hs.names.spaceAliasLocalpart(siteId)));
+  } catch (err) {
+    if (homeserverFailure(err) === "refused") return;
+    throw err;
+  }
+  const pending = [spaceRoomId];
+  for (let roomId = pending.pop(); roomId !== undefined; roomId = pending.pop()) {
+    if (summaries.has(roomId)) continue;
+    let room: RoomSummary;
+    try {
+      room = await summarize(hs, roomId);
+    } catch (err) {
+      // A linked room the bot may not read (an upgrade's successor it never joined) ends its chain.
+      if (homeserverFailure(err) === "refused") continue;
+      throw err;
+    }
+    summaries.set(roomId, room);
+    pending.push(...room.children, ...[room.predecessor, room.replacement].filter((id): id is string => id !== null));
+  }
+}
+
+function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, prefix: string, serverName: string): SitePlan[] {
 
   const sites = new Map<string, SitePlan>();
   const childOf = new Map<string, string>();
