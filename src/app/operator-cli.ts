@@ -135,6 +135,8 @@ export async function runOperator(args: string[], config: Config, routes: Route[
   if (name === "backfill") {
     let pageSize: number;
     try {
+      const unknown = [...parsed.options.keys()].find((o) => o !== "site" && o !== "page-size");
+      if (unknown !== undefined || positional.length > 0) throw new Error(unknown ? `unknown option --${unknown}` : "takes no arguments");
       pageSize = pageSizeOption(parsed.options.get("page-size"));
     } catch (err) {
       io.err(`operator: backfill: ${(err as Error).message}\n`);

@@ -131,7 +131,7 @@ describe("operator CLI", () => {
     const noSpace = await operator(configFile, "backfill", "--site", uniqueSiteId("nowhere"));
     assert.equal(noSpace.status, 5, `backfill keeps its own exit codes: ${noSpace.stdout}${noSpace.stderr}`);
     assert.match(noSpace.stdout, /has no Space on the homeserver/);
-    assert.equal((await operator(configFile, "backfill", "--page-size", "0")).status, 2);
+    for (const args of [["--page-size", "0"], ["--sites", "x"], ["x"]]) assert.equal((await operator(configFile, "backfill", ...args)).status, 2, args.join(" "));
 
     const down = await operator(configFile, "list-sites", "--service-url", await closedUrl());
     assert.equal(down.status, OPERATOR_EXIT.unreachable, down.stderr);
