@@ -1,4 +1,7 @@
-// npm start [-- --config FILE] [--no-worker]
+// npm start [-- --config FILE] [--no-worker] [--backfill [--backfill-site SITE_ID]]
+// --backfill (operator only: a start-up mode, never an HTTP route) first rebuilds the read model
+// from the homeserver (npm run backfill, docs/cli.md), then serves; it stops with the backfill's
+// exit code when the backfill does not complete.
 // Without a configuration (flag or COMMENT_SERVICE_CONFIG): embedded dev defaults, with the
 // local Synapse provisioned and started. With one: exactly what it says, homeserver included.
 import { parseArgs } from "node:util";
@@ -7,8 +10,11 @@ import { DEMO_ORIGIN, DEMO_SITE, devConfigDocument } from "../config/dev-default
 import { startLocalHomeserver } from "../matrix/local-homeserver.ts";
 import { startService, writeRegistration } from "../app/app.ts";
 import { startDemoServer } from "../widget/serve.ts";
+import { BACKFILL_EXIT, DEFAULT_PAGE_SIZE, runBackfill } from "../features/backfill/run.ts";
 
-const { values } = parseArgs({ options: { config: { type: "string" }, "no-worker": { type: "boolean" } } });
+const { values } = parseArgs({
+  options: { config: { type: "string" }, "no-worker": { type: "boolean" }, backfill: { type: "boolean" }, "backfill-site": { type: "string" } },
+});
 const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
 
 /** Configuration problems end start-up with one clear line (exit 2), not a stack trace. */
@@ -27,6 +33,11 @@ const registration = orExit(() => writeRegistration(config));
 if (!configPath) {
   console.error("comment-service: starting the local Synapse (the first run provisions it, about a minute)");
   startLocalHomeserver({ instance: "dev", port: 8008, serverName: config.matrix.serverName, registrationFile: registration });
+}
+
+if (values.backfill || values["backfill-site"]) {
+  const code = await runBackfill(config, { siteId: values["backfill-site"] ?? null, pageSize: DEFAULT_PAGE_SIZE, out: process.stdout });
+  if (code !== BACKFILL_EXIT.ok) process.exit(code);
 }
 
 const service = await startService(config, { worker: !values["no-worker"] });

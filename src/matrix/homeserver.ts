@@ -274,6 +274,23 @@ export class Homeserver {
     return null;
   }
 
+  /**
+   * One page of a room's timeline read forward as the bot (dir=f): from `from`, or without it
+   * from the room's creation. `end` is where the next page starts; absent at the end.
+   */
+  async messagesForward(roomId: string, from: string | null, limit: number): Promise<{ chunk: Array<Record<string, unknown>>; end: string | null }> {
+    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/messages`, { dir: "f", limit, ...(from ? { from } : {}) })) as {
+      chunk?: Array<Record<string, unknown>>;
+      end?: string;
+    };
+    return { chunk: response.chunk ?? [], end: response.end ?? null };
+  }
+
+  /** A room's whole current state as the bot sees it. */
+  async roomState(roomId: string): Promise<Array<{ type: string; state_key: string; content: Record<string, unknown> }>> {
+    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state`)) as Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
+  }
+
   /** Sends with a caller-chosen transaction id: the homeserver answers a retry with the same event. */
   async sendEvent(userId: string, roomId: string, type: string, txnId: string, content: Record<string, unknown>): Promise<string> {
     const response = await this.as(userId).doRequest(

@@ -83,6 +83,12 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
   } else if (visible(before) !== visible(fields) || before.content !== fields.content) {
     await updateComment(tx, eventId, fields);
   }
+  // A visitor's comment projected before its key was known (a backfill reads a redacted
+  // comment without its proof block) takes the key once the virtual user is recorded.
+  if (before?.authorType === "visitor" && before.authorPublicKey === null) {
+    const authorPublicKey = await virtualUserKey(tx, original.sender);
+    if (authorPublicKey !== null) await updateComment(tx, eventId, { authorPublicKey });
+  }
   await syncReactions(page, eventId, beforeReactions, state);
 
   if (!before) return announce(page, "message_created", eventId);
