@@ -14,6 +14,7 @@ import { uploadRoutes } from "../features/media/upload-routes.ts";
 import { liveRoutes } from "../features/live/routes.ts";
 import { mediaRoutes } from "../features/media/routes.ts";
 import { roomRoutes } from "../features/rooms/routes.ts";
+import { roomLifecycleRoutes } from "../features/rooms/lifecycle-routes.ts";
 import { operatorRoutes } from "../features/operator/routes.ts";
 import { retirementRoutes } from "../features/retirement/routes.ts";
 import { stickerRoutes } from "../features/stickers/routes.ts";
@@ -32,6 +33,7 @@ const featureRoutes: Route[] = [
   ...liveRoutes,
   ...mediaRoutes,
   ...roomRoutes,
+  ...roomLifecycleRoutes,
   ...operatorRoutes,
   ...retirementRoutes,
   ...stickerRoutes,

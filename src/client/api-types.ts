@@ -523,6 +523,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites/{site_id}/pages/{page_slug}/upgrades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade a page's room to a newer room version.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         */
+        post: operations["upgradePage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/pages/{page_slug}/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade a page's room to a newer room version.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Alternate form of POST /api/v1/sites/{site_id}/pages/{page_slug}/upgrades; the same operation. Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         */
+        post: operations["upgradePageAlternate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sites/{site_id}/retirement": {
         parameters: {
             query?: never;
@@ -1240,6 +1284,60 @@ export interface components {
             admins: components["schemas"]["RoleMember"][];
             /** @description By level descending, then user_id. */
             managers: components["schemas"]["RoleMember"][];
+        };
+        /** @description A converged upgrade: the replacement is the page's active room, the old room superseded. */
+        RoomUpgrade: {
+            /** @description The upgraded (now superseded) room. */
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description The page's active room now. */
+            replacement_room_id: string;
+            /** @description The replacement's room version. */
+            room_version: string;
+            /** @constant */
+            state: "adopted";
+        };
+        RoomUpgradeIntent: {
+            /** @description The room being replaced. */
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description The requested room version; for a tombstone written by hand "unknown" until adopted. */
+            target_version: string;
+            /** @description The replacement the tombstone names, once observed. */
+            replacement_room_id: string | null;
+            /** @enum {unknown} */
+            state: "requested" | "observed" | "adopted" | "failed" | "manual";
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RoomUpgradeIntentPage: {
+            data: components["schemas"]["RoomUpgradeIntent"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        QuarantinedRoom: {
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description Why the service cannot manage the room (the latest failed attempt). */
+            reason: string;
+            /** Format: date-time */
+            first_quarantined_at: string;
+            /** @description Failed adoption attempts in a row. */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description The next automatic adoption attempt; null: manual attention (reinstate).
+             */
+            next_retry_at: string | null;
+        };
+        QuarantinedRoomPage: {
+            data: components["schemas"]["QuarantinedRoom"][];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description A site as the operator sees it: its database row merged with the [sites] configuration overlay. */
         OperatorSite: {
@@ -4153,6 +4251,218 @@ export interface operations {
             };
             /** @description Content too large: payload-too-large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upgradePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description Page slug: lowercase [a-z0-9-], 1-64 characters. */
+                page_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Matrix room version the homeserver knows, newer than the room's. */
+                    new_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The converged upgrade. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomUpgrade"];
+                };
+            };
+            /** @description Invalid request: validation-error, invalid-room-version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: room-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: room-not-upgradable. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upgradePageAlternate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description Page slug: lowercase [a-z0-9-], 1-64 characters. */
+                page_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Matrix room version the homeserver knows, newer than the room's. */
+                    new_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The converged upgrade. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomUpgrade"];
+                };
+            };
+            /** @description Invalid request: validation-error, invalid-room-version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: room-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: room-not-upgradable. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

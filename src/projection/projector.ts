@@ -95,17 +95,19 @@ export class Projector {
    */
   /** Called with each applied event's origin_server_ts (metrics: the projection lag). */
   onProjected: ((originServerTs: number) => void) | null = null;
+  /** A page room's tombstone was applied (the rooms feature adopts the successor); must not throw. */
+  onRoomReplaced: ((roomId: string, successor: string) => void) | null = null;
 
   async apply(event: RoomEvent): Promise<PageChange | null> {
     const room = await pageRoom(this.db, event.room_id);
     const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
     if (!room && spaceOf === null) return null;
     let applied: boolean;
+    const kind = roomEventKind(event);
     try {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
-        const kind = roomEventKind(event);
         await kind?.inAnyRoom?.(tx, event);
         if (room) await kind?.inPageRoom?.({ tx, room, names: this.names, live: this.live }, event);
         await resolveRepair(tx, event.event_id);
@@ -117,6 +119,8 @@ export class Projector {
     }
     if (!applied) return null;
     this.onProjected?.(event.origin_server_ts);
+    const successor = room ? kind?.successor?.(event) : null;
+    if (successor) this.onRoomReplaced?.(event.room_id, successor);
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }
 
