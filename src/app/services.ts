@@ -19,6 +19,8 @@ import { MatrixNames } from "../matrix/names.ts";
 import { Provisioner } from "../features/rooms/provisioning.ts";
 import { Quarantines } from "../features/rooms/quarantine.ts";
 import { RoomUpgrades } from "../features/rooms/upgrades.ts";
+import { Repairs } from "../features/repairs/repairs.ts";
+import { RepairPass } from "../projection/repair-pass.ts";
 import { Projector } from "../projection/projector.ts";
 import { submissionPerformer } from "../queue/perform.ts";
 import { WritePipeline } from "../writes/pipeline.ts";
@@ -75,6 +77,9 @@ export interface Services {
   quarantines: Quarantines;
   /** Room upgrades and their intents (the pass resumes unfinished ones). */
   upgrades: RoomUpgrades;
+  /** Automatic retries of projection repairs, and the operator's view of them. */
+  repairPass: RepairPass;
+  repairs: Repairs;
   stickers: StickerPacks;
   profiles: VisitorProfiles;
   /** Signed media proxy URLs (src/features/media/): every mxc:// URL a read or response hands out goes through it. */
@@ -152,6 +157,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     },
     log,
   );
+  const repairPass = new RepairPass(db, (eventId) => projector.retryStored(eventId), log);
   projector.onRoomReplaced = (roomId, successor) =>
     void upgrades.observeTombstone(roomId, successor).catch((err) => log(`rooms: tombstone of ${roomId} not recorded: ${(err as Error).message}`));
   const submissions = new SubmissionStore(db);
@@ -203,6 +209,8 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     retirementPass,
     quarantines,
     upgrades,
+    repairPass,
+    repairs: new Repairs(db, () => repairPass.kick()),
     mediaUrls,
     mediaProxy: new MediaProxy(mediaUrls, {
       homeserverUrl: config.matrix.homeserverUrl,

@@ -1380,6 +1380,30 @@ export interface components {
             /** @description A [sites.<site_id>] table with the site's origins and, if it has one, its secret; the service's configuration loader reads it as is. */
             toml: string;
         };
+        /** @description A pushed event that could not be applied, skipped so it blocks nothing. Pending repairs are retried automatically with backoff (1 min, 10 min, 1 h), then manual; resolved once the event applies. */
+        ProjectionRepair: {
+            target_event_id: string;
+            room_id: string | null;
+            event_type: string | null;
+            /** @description Why it could not be applied (the latest attempt). */
+            reason: string;
+            /** @enum {unknown} */
+            status: "pending" | "manual" | "resolved";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description The next automatic retry (pending only).
+             */
+            next_retry_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ProjectionRepairPage: {
+            data: components["schemas"]["ProjectionRepair"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
         /** @description A retirement target and its state: retiring from the request until the background pass has cleared it (then 404). */
         RetirementState: {
             /** @enum {unknown} */

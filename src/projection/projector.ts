@@ -88,6 +88,18 @@ export class Projector {
     }
   }
 
+  /** Applies a stored event again (a repair's retry); a new failure re-records the repair. */
+  async retryStored(eventId: string): Promise<void> {
+    const changes = new Changes();
+    try {
+      await this.serially(async () => {
+        for await (const event of storedEvents(this.db, { eventId, status: { not: "applied" } })) changes.add(await this.apply(event));
+      });
+    } finally {
+      await this.applied(changes.list());
+    }
+  }
+
   /**
    * Applies a stored event if its room is known (a page room, or a site's Space for room state);
    * otherwise it keeps waiting. An event that cannot be applied is recorded for repair. Returns
