@@ -358,7 +358,7 @@ export interface paths {
          *
          *     Uploads the body to the homeserver's media repository as the visitor's virtual user and answers its mxc:// URL, which a comment post then sends as `media` (only this visitor's uploads for this site can be posted). Signature array: ["UPLOAD", site_id, page_slug, mime, filename, sha256_hex(body), challenge] with mime and filename exactly as sent (filename null when absent).
          *
-         *     Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like `;codecs=` are ignored): image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, video/mp4, video/quicktime, video/webm, video/x-matroska, audio/mpeg, audio/mp4, audio/ogg, audio/webm, audio/wav, audio/flac, application/pdf, text/plain. Any other mime: 415 unsupported-media-type, before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.
+         *     Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like `;codecs=` are ignored): image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, video/mp4, video/quicktime, video/webm, video/x-matroska, audio/mpeg, audio/mp4, audio/ogg, audio/webm, audio/wav, audio/flac, application/pdf, text/plain. Any other mime: 400 validation-error (field mime), before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.
          *
          *     Size caps per kind (configuration media.max_image_bytes, max_video_bytes, max_audio_bytes, max_file_bytes; defaults 10 MiB, 50 MiB, 20 MiB, 20 MiB): a larger body is 413 payload-too-large. voice=true declares an audio upload a voice message (sent with the MSC3245 voice fields); on another kind it is 400 validation-error.
          *
@@ -777,7 +777,7 @@ export interface paths {
          *
          *     The avatar is the virtual user's Matrix profile avatar on this site only (another site derives another user), and it is carried into the m.room.member event of every room the user has joined (MSC4466 propagate_to: all; rooms the homeserver did not update get the member event from the service), so the author.avatar_url of the visitor's comments, old ones included, shows it.
          *
-         *     mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 415 unsupported-media-type before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).
+         *     mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 400 validation-error (field mime) before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).
          *
          *     The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
          */
@@ -3567,15 +3567,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported media type: unsupported-media-type. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Rate limited: rate-limited. */
             429: {
                 headers: {
@@ -5558,15 +5549,6 @@ export interface operations {
             };
             /** @description Content too large: payload-too-large. */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unsupported media type: unsupported-media-type. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -119,9 +119,13 @@ export class Homeserver {
     await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, { displayname: displayName });
   }
 
-  /** Sets (or, with null, clears) the user's profile avatar; the homeserver may propagate it to the user's rooms. */
+  /**
+   * Sets (or, with null, clears) the user's profile avatar, asking the homeserver to carry it into
+   * every room the user has joined (MSC4466 `propagate_to: "all"`; a homeserver without it
+   * ignores the field and propagates as it always does).
+   */
   async setAvatarUrl(userId: string, avatarUrl: string | null): Promise<void> {
-    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "" });
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "", propagate_to: "all" });
   }
 
   /** The rooms `userId` has joined, as the homeserver knows them. */

@@ -10,7 +10,7 @@ import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
-import { ephemeralKind, roomEventKind } from "./event-kinds.ts";
+import { ephemeralKind, roomEventKind, type RoomEventKind } from "./event-kinds.ts";
 import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
 import { malformation } from "./message-content.ts";
 import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
@@ -115,11 +115,13 @@ export class Projector {
     const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
     if (!room && spaceOf === null) return null;
     let applied: boolean;
-    const kind = roomEventKind(event);
+    // Known once the event is well-formed (a malformed one may not even be matched).
+    const known: { kind: RoomEventKind | null } = { kind: null };
     try {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
+        const kind = (known.kind = roomEventKind(event));
         await kind?.inAnyRoom?.(tx, event);
         if (room) await kind?.inPageRoom?.({ tx, room, names: this.names, live: this.live }, event);
         await resolveRepair(tx, event.event_id);
@@ -131,7 +133,7 @@ export class Projector {
     }
     if (!applied) return null;
     this.onProjected?.(event.origin_server_ts);
-    const successor = room ? kind?.successor?.(event) : null;
+    const successor = room ? known.kind?.successor?.(event) : null;
     if (successor) this.onRoomReplaced?.(event.room_id, successor);
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }

@@ -181,6 +181,35 @@ for (const provider of PROVIDERS) {
   describe(`quarantine (${provider})`, () => {
     const holder = serviceFor(provider);
 
+    test("createRoom on a taken alias, one after the other (400 M_ROOM_IN_USE) or at once (409 \"already exists\"), is answered as taken", async () => {
+      const { homeserver } = holder.service.services;
+      const options = (aliasLocalpart: string) => ({ aliasLocalpart, name: "probe", roomVersion: "12", isSpace: false });
+      const sequential = names.roomAliasLocalpart(uniqueSiteId("al"), "p");
+      assert.ok(await homeserver.createRoom(options(sequential)));
+      assert.equal(await homeserver.createRoom(options(sequential)), null);
+      const concurrent = names.roomAliasLocalpart(uniqueSiteId("al"), "p");
+      const created = await Promise.all([1, 2, 3].map(() => homeserver.createRoom(options(concurrent))));
+      assert.equal(created.filter((id) => id !== null).length, 1, JSON.stringify(created));
+    });
+
+    test("a room the bot created under the page alias before a crash (never recorded) is adopted, not quarantined", async () => {
+      const service = holder.service;
+      const site = uniqueSiteId("ad");
+      const page = "post";
+      await registerSite(service, site, [TEST_ORIGIN]);
+      const { room_id } = await matrixRequest("POST", "/_matrix/client/v3/createRoom", undefined, {
+        room_alias_name: names.roomAliasLocalpart(site, page),
+        preset: "public_chat",
+        room_version: "12",
+        initial_state: [{ type: "m.room.history_visibility", state_key: "", content: { history_visibility: "world_readable" } }],
+      });
+      const listed = await comment(service, new Visitor(service.url, TEST_ORIGIN), site, page, "lands in the adopted room");
+      assert.equal((listed as any).room_id, room_id);
+      assert.equal(await service.services.db.roomQuarantine.count({ where: { siteId: site } }), 0);
+      const space = await resolveAlias(names.alias(names.spaceAliasLocalpart(site)));
+      assert.deepEqual((await getState(space, "m.space.child", room_id)).via, [TEST_SERVER_NAME]);
+    });
+
     /**
      * The page alias left on a room the bot is not in and cannot join (as a homeserver stopped
      * in the middle of creation leaves it): invite-only, held by `keeper` at level 100.
