@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
-import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
+import { getState, levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { call, ok } from "../support/calls.ts";
@@ -70,7 +70,15 @@ for (const provider of PROVIDERS) {
       for (const form of ["upgrades", "upgrade"]) await expectProblem(await send(service, "POST", `/api/v1/sites/${site}/pages/never/${form}`, claim(token), { new_version: "12" }), 404, "room-not-found");
       assert.equal(await resolveAlias(pageAlias(site, page)), roomId, "refusals changed nothing");
 
+      // Roles applied (as a redeemed claim leaves them): they hold their levels in the replacement.
+      const [moderator, manager] = [`@mod${randomBytes(3).toString("hex")}:localhost`, `@mgr${randomBytes(3).toString("hex")}:localhost`];
+      for (const [userId, role, level, pageSlug] of [[moderator, "moderator", 50, page], [manager, "manager", 75, ""]] as const) {
+        const expiresAt = new Date(Date.now() + HOUR);
+        await service.services.db.roleClaim.create({ data: { id: randomUUID(), siteId: site, pageSlug, userId, role, level, tokenHash: randomUUID(), status: "applied", expiresAt, appliedAt: new Date() } });
+      }
       const upgraded = await ok(call(service, "POST", `${path}/upgrades`, claim(token), { new_version: "12" }));
+      assert.equal(await levelIn(upgraded.replacement_room_id, moderator), 50);
+      assert.equal(await levelIn(upgraded.replacement_room_id, manager), 75);
       assert.equal(upgraded.room_id, roomId);
       assert.equal(upgraded.room_version, "12");
       assert.equal(upgraded.state, "adopted");

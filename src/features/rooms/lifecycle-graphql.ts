@@ -46,7 +46,7 @@ const QuarantinedRoom = builder.objectRef<QuarantinedRoomShape>("QuarantinedRoom
     pageSlug: t.exposeString("pageSlug"),
     reason: t.exposeString("reason"),
     firstQuarantinedAt: t.expose("firstQuarantinedAt", { type: "DateTime" }),
-    failures: t.exposeInt("failures", { description: "Consecutive failed adoption attempts." }),
+    consecutiveFailures: t.exposeInt("failures", { description: "Consecutive failed adoption attempts." }),
     nextRetryAt: t.expose("nextRetryAt", { type: "DateTime", nullable: true, description: "null: manual attention (reinstate)." }),
   }),
 });

@@ -16,7 +16,7 @@ const UPGRADE = "{ room_id: roomId site_id: siteId page_slug: pageSlug replaceme
 const INTENT = `{ room_id: roomId site_id: siteId page_slug: pageSlug target_version: targetVersion replacement_room_id: replacementRoomId
   state error created_at: createdAt updated_at: updatedAt }`;
 const QUARANTINE = `{ room_id: roomId site_id: siteId page_slug: pageSlug reason first_quarantined_at: firstQuarantinedAt
-  consecutive_failures: failures next_retry_at: nextRetryAt }`;
+  consecutive_failures: consecutiveFailures next_retry_at: nextRetryAt }`;
 const META = "meta { total page per_page: perPage total_pages: totalPages }";
 
 const roomPath = { room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." } } as const;
