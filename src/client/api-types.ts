@@ -536,7 +536,7 @@ export interface paths {
          * Upgrade a page's room to a newer room version.
          * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
          *
-         *     Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         *     Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
          */
         post: operations["upgradePage"];
         delete?: never;
@@ -558,7 +558,7 @@ export interface paths {
          * Upgrade a page's room to a newer room version.
          * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
          *
-         *     Alternate form of POST /api/v1/sites/{site_id}/pages/{page_slug}/upgrades; the same operation. Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         *     Alternate form of POST /api/v1/sites/{site_id}/pages/{page_slug}/upgrades; the same operation. Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
          */
         post: operations["upgradePageAlternate"];
         delete?: never;
@@ -4399,6 +4399,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Bad gateway: homeserver-refused. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: homeserver-unavailable. */
+            503: {
+                headers: {
+                    /** @description With homeserver-unavailable: 30 seconds, a constant. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     upgradePageAlternate: {
@@ -4499,6 +4519,26 @@ export interface operations {
             /** @description Server error: internal-error. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad gateway: homeserver-refused. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: homeserver-unavailable. */
+            503: {
+                headers: {
+                    /** @description With homeserver-unavailable: 30 seconds, a constant. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

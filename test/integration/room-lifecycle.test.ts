@@ -6,7 +6,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { closedUrl } from "../support/closed-url.ts";
 import { getState, levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -315,3 +316,33 @@ for (const provider of PROVIDERS) {
     });
   });
 }
+
+describe("an upgrade while the homeserver is down", () => {
+  test("is refused 503 homeserver-unavailable by every route form, changing nothing; once it is back the upgrade completes", async () => {
+    const database = await freshDatabase("sqlite");
+    const overrides = { "matrix.room_version": "11" };
+    let service = await startTestService({ databaseUrl: database.url, overrides });
+    try {
+      const { site, page, token, roomId } = await commentedPage(service, new Visitor(service.url, TEST_ORIGIN));
+      await service.stop();
+      service = await startTestService({ databaseUrl: database.url, overrides: { ...overrides, "matrix.homeserver_url": await closedUrl() } });
+      await fetch(`${service.url}/health`).catch(() => undefined);
+      for (const form of ["upgrades", "upgrade"]) {
+        for (const [path, headers] of [[`/api/v1/sites/${site}/pages/${page}/${form}`, claim(token)], [`/api/v1/operator/rooms/${enc(roomId)}/${form}`, OPERATOR]] as const) {
+          const res = await send(service, "POST", path, headers, { new_version: "12" });
+          assert.equal(res.headers.get("retry-after"), "30");
+          await expectProblem(res, 503, "homeserver-unavailable", path);
+        }
+      }
+      assert.equal(await service.services.db.roomUpgradeIntent.count(), 0);
+      await service.stop();
+      service = await startTestService({ databaseUrl: database.url, overrides });
+      await fetch(`${service.url}/health`).catch(() => undefined);
+      const upgraded = await ok(call(service, "POST", `/api/v1/sites/${site}/pages/${page}/upgrades`, claim(token), { new_version: "12" }));
+      await assertConverged(service, site, page, roomId, upgraded.replacement_room_id);
+    } finally {
+      await service.stop();
+      await database.drop();
+    }
+  });
+});

@@ -3,7 +3,7 @@
 // alternate paths.
 import type { OperationRoute, RouteInput, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
-import { alternate, operatorAuth as operator, pagePath } from "../../rest/route-helpers.ts";
+import { alternate, homeserverProblems, operatorAuth as operator, pagePath } from "../../rest/route-helpers.ts";
 import { requestBodies } from "./schemas.ts";
 
 const OPERATOR = "/api/v1/operator";
@@ -22,7 +22,7 @@ const META = "meta { total page per_page: perPage total_pages: totalPages }";
 const roomPath = { room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." } } as const;
 
 const UPGRADE_DESCRIPTION =
-  "Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable).";
+  "Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable).";
 const upgraded = { 200: { description: "The converged upgrade.", schema: ref("RoomUpgrade") } };
 
 export const upgradePage: OperationRoute = {
@@ -41,7 +41,7 @@ export const upgradePage: OperationRoute = {
   variables: (input) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug, newVersion: input.body.new_version }),
   respond: (data) => ({ status: 200, body: data.upgradePageRoom }),
   responses: upgraded,
-  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-upgradable"] },
+  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-upgradable"], ...homeserverProblems() },
 };
 
 export const operatorUpgradeRoom: OperationRoute = {
@@ -58,7 +58,7 @@ export const operatorUpgradeRoom: OperationRoute = {
   variables: (input) => ({ roomId: input.params.room_id, newVersion: input.body.new_version }),
   respond: (data) => ({ status: 200, body: data.upgradeRoom }),
   responses: upgraded,
-  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-active", "room-not-upgradable"] },
+  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-active", "room-not-upgradable"], ...homeserverProblems() },
 };
 
 export const operatorListUpgradeIntents: OperationRoute = {

@@ -88,10 +88,6 @@ export class Quarantines {
     return this.pass.stop();
   }
 
-  kick(): void {
-    this.pass.kick();
-  }
-
   /** Sets a room aside: registered as quarantined (never the page's active room) with the reason, its retry scheduled. */
   async quarantine(roomId: string, siteId: string, pageSlug: string, roomVersion: string, reason: string): Promise<void> {
     await this.rooms.registerQuarantined(roomId, siteId, pageSlug, roomVersion);
