@@ -11,6 +11,7 @@ import { call, ok } from "../support/calls.ts";
 import { expectProblem } from "../support/problems.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 import { registerSite } from "../support/sites.ts";
+import { roomEvents } from "../support/room-events.ts";
 
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const REPAIRS = "/api/v1/operator/projection-repairs";
@@ -47,6 +48,24 @@ for (const provider of PROVIDERS) {
       await eventually(async () => (await ok(call(service, "GET", path, OPERATOR))).status === "resolved", 20_000, "the repair resolved");
       assert.equal((await db.matrixEvent.findUnique({ where: { eventId: event_id } }))?.status, "applied");
       await expectProblem(await fetch(`${service.url}${path}/retry`, { method: "POST", headers: OPERATOR }), 409, "repair-resolved");
+    });
+
+    test("a repair is resolved by its late target: the event arrives and applies", async () => {
+      const service = holder.service;
+      const { db, projector } = service.services;
+      const site = uniqueSiteId("rl");
+      await registerSite(service, site, [TEST_ORIGIN]);
+      const roomId = `!late-${randomUUID()}:localhost`;
+      await db.room.create({ data: { roomId, siteId: site, pageSlug: "p", roomVersion: "12" } });
+      const late = roomEvents(roomId).text("@alice:localhost", "late but whole");
+      // Recorded before the event itself came (an entry that could not even be stored): manual.
+      await projector.recordRejected(late.event_id, { roomId, type: "m.room.message" }, "entry 3 of a transaction was malformed");
+      assert.equal((await ok(call(service, "GET", `${REPAIRS}/${encodeURIComponent(late.event_id)}`, OPERATOR))).status, "manual");
+      await projector.applyTransaction([late]);
+      const resolved = await ok(call(service, "GET", `${REPAIRS}/${encodeURIComponent(late.event_id)}`, OPERATOR));
+      assert.equal(resolved.status, "resolved");
+      assert.equal(resolved.next_retry_at, null);
+      assert.deepEqual((await listComments(service, site, "p")).data.map((m: any) => m.content.body), ["late but whole"]);
     });
 
     test("a pending repair is retried on schedule by the pass (its clock moved); one with nothing stored becomes manual", async () => {
