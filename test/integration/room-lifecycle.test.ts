@@ -157,6 +157,26 @@ for (const provider of PROVIDERS) {
       assert.equal((await ok(call(service, "POST", `/api/v1/sites/${site}/pages/${page}/upgrades`, claim(token), { new_version: "12" }))).replacement_room_id, replacement);
     });
 
+    test("a tombstone written by hand naming a room that is no successor is a manual intent; the page keeps its room", async () => {
+      const service = holder.service;
+      const { site, page, roomId } = await commentedPage(service, visitor());
+      const { room_id: stranger } = await matrixRequest("POST", "/_matrix/client/v3/createRoom", undefined, { room_version: "12" });
+      await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.tombstone/`, undefined, { body: "moved", replacement_room: stranger });
+      const intent = await eventually(async () => {
+        const found = await service.services.db.roomUpgradeIntent.findUnique({ where: { roomId } });
+        return found?.state === "manual" && found;
+      }, 30_000, "the intent manual");
+      assert.equal(intent.replacementRoomId, stranger);
+      assert.match(intent.error ?? "", /predecessor/);
+      const manual = await ok(call(service, "QUERY", "/api/v1/operator/room-upgrade-intents", OPERATOR, { status: "manual", per_page: 100 }));
+      assert.ok(manual.data.some((i: any) => i.room_id === roomId && i.target_version === "unknown"));
+      const refused = await send(service, "POST", `/api/v1/operator/room-upgrade-intents/${enc(roomId)}/recoveries`, OPERATOR, { new_version: "12", replacement_room: stranger });
+      await expectProblem(refused, 409, "replacement-mismatch");
+      assert.equal(await service.services.db.room.count({ where: { roomId: stranger } }), 0);
+      assert.equal((await service.services.db.room.findUnique({ where: { roomId } }))?.state, "active");
+      assert.equal(await resolveAlias(pageAlias(site, page)), roomId);
+    });
+
     test("intents: listed by status (400 on an unknown one); recovery only of a failed or manual intent whose tombstone names the successor", async () => {
       const service = holder.service;
       const { site, page, roomId } = await commentedPage(service, visitor());
