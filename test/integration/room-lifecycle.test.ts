@@ -317,6 +317,21 @@ for (const provider of PROVIDERS) {
       }
     });
 
+    test("a room the service cannot manage that was already recorded as the page's room is quarantined at the next submission", async () => {
+      const service = holder.service;
+      const site = uniqueSiteId("qx");
+      const page = "post";
+      await registerSite(service, site, [TEST_ORIGIN]);
+      const { roomId } = await strandedAlias(site, page);
+      // As an earlier version left it: the stranded room registered as the page's room.
+      await service.services.db.room.create({ data: { roomId, siteId: site, pageSlug: page, roomVersion: "11" } });
+      const listed = await comment(service, new Visitor(service.url, TEST_ORIGIN), site, page, "served from a fresh room");
+      assert.notEqual((listed as any).room_id, roomId);
+      assert.equal((listed as any).room_id, await resolveAlias(pageAlias(site, page)));
+      assert.equal((await service.services.db.room.findUnique({ where: { roomId } }))?.state, "quarantined");
+      assert.equal((await service.services.db.roomQuarantine.findUnique({ where: { roomId } }))?.failures, 1);
+    });
+
     test("an adoption retried on schedule succeeds once the bot may join: the quarantine is cleared", async () => {
       const service = holder.service;
       const { quarantines } = service.services;

@@ -130,9 +130,33 @@ export class Provisioner {
   async ensureJoined(userId: string, roomId: string): Promise<void> {
     const key = membershipKey(userId, roomId);
     if (this.joined.has(key)) return;
-    if ((await this.rooms.membership(roomId, userId)) !== "join") await this.hs.joinRoom(userId, roomId);
+    if ((await this.rooms.membership(roomId, userId)) !== "join") {
+      try {
+        await this.hs.joinRoom(userId, roomId);
+      } catch (err) {
+        if (hasErrcode(err, "M_FORBIDDEN") && (await this.setAsideUnmanageable(roomId))) {
+          // Not a Matrix refusal: the queue retries, and the retry provisions a fresh room.
+          throw new Error(`room ${roomId} is quarantined (the service cannot manage it); the page gets a fresh room`);
+        }
+        throw err;
+      }
+    }
     if (this.joined.size >= MAX_REMEMBERED_JOINS) this.joined.delete(this.joined.values().next().value!);
     this.joined.add(key);
+  }
+
+  /**
+   * A page's active room that refuses a visitor may be one the service cannot manage (recorded
+   * before provisioning checked, e.g. left by a crash mid-creation): quarantined, so the page
+   * moves to a fresh room. True when it was set aside.
+   */
+  private async setAsideUnmanageable(roomId: string): Promise<boolean> {
+    const room = await this.rooms.find(roomId);
+    if (room?.state !== "active") return false;
+    const reason = await unmanageableReason(this.hs, roomId);
+    if (reason === null) return false;
+    await this.quarantines.quarantine(roomId, room.siteId, room.pageSlug, room.roomVersion, reason);
+    return true;
   }
 
   /** Forgets a remembered join (the homeserver refused the user); true when there was one. */
