@@ -9,6 +9,7 @@ import { components as sites } from "../features/sites/schemas.ts";
 import { components as verification } from "../features/verification/schemas.ts";
 import { components as rooms } from "../features/rooms/schemas.ts";
 import { components as operator } from "../features/operator/schemas.ts";
+import { components as repairs } from "../features/repairs/schemas.ts";
 import { components as retirement } from "../features/retirement/schemas.ts";
 import { components as stickers } from "../features/stickers/schemas.ts";
 import { components as visitors } from "../features/visitors/schemas.ts";
@@ -28,6 +29,7 @@ export const apiComponents = {
   ...verification,
   ...rooms,
   ...operator,
+  ...repairs,
   ...retirement,
   ...stickers,
   ...visitors,

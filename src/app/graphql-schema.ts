@@ -12,6 +12,8 @@ import "../features/meta/graphql.ts";
 import "../features/live/graphql.ts";
 import "../features/rooms/graphql.ts";
 import "../features/rooms/roles-graphql.ts";
+import "../features/rooms/lifecycle-graphql.ts";
+import "../features/repairs/graphql.ts";
 import "../features/retirement/graphql.ts";
 import "../features/operator/graphql.ts";
 import "../features/stickers/graphql.ts";

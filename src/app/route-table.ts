@@ -14,6 +14,8 @@ import { uploadRoutes } from "../features/media/upload-routes.ts";
 import { liveRoutes } from "../features/live/routes.ts";
 import { mediaRoutes } from "../features/media/routes.ts";
 import { roomRoutes } from "../features/rooms/routes.ts";
+import { roomLifecycleRoutes } from "../features/rooms/lifecycle-routes.ts";
+import { repairRoutes } from "../features/repairs/routes.ts";
 import { operatorRoutes } from "../features/operator/routes.ts";
 import { retirementRoutes } from "../features/retirement/routes.ts";
 import { stickerRoutes } from "../features/stickers/routes.ts";
@@ -32,6 +34,8 @@ const featureRoutes: Route[] = [
   ...liveRoutes,
   ...mediaRoutes,
   ...roomRoutes,
+  ...roomLifecycleRoutes,
+  ...repairRoutes,
   ...operatorRoutes,
   ...retirementRoutes,
   ...stickerRoutes,

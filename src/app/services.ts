@@ -17,6 +17,10 @@ import { SeenSignatures } from "../features/sites/seen-signature-store.ts";
 import { Homeserver } from "../matrix/homeserver.ts";
 import { MatrixNames } from "../matrix/names.ts";
 import { Provisioner } from "../features/rooms/provisioning.ts";
+import { Quarantines } from "../features/rooms/quarantine.ts";
+import { RoomUpgrades } from "../features/rooms/upgrades.ts";
+import { Repairs } from "../features/repairs/repairs.ts";
+import { RepairPass } from "../projection/repair-pass.ts";
 import { Projector } from "../projection/projector.ts";
 import { submissionPerformer } from "../queue/perform.ts";
 import { WritePipeline } from "../writes/pipeline.ts";
@@ -69,6 +73,13 @@ export interface Services {
   worker: QueueWorker;
   retirements: Retirements;
   retirementPass: RetirementPass;
+  /** Page rooms the service cannot manage, their scheduled adoption retries and reinstatement. */
+  quarantines: Quarantines;
+  /** Room upgrades and their intents (the pass resumes unfinished ones). */
+  upgrades: RoomUpgrades;
+  /** Automatic retries of projection repairs, and the operator's view of them. */
+  repairPass: RepairPass;
+  repairs: Repairs;
   stickers: StickerPacks;
   profiles: VisitorProfiles;
   /** Signed media proxy URLs (src/features/media/): every mxc:// URL a read or response hands out goes through it. */
@@ -130,7 +141,25 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     (event) => botIntake.take(event),
   );
   const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
-  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels);
+  const pageChanged = (siteId: string, pageSlug: string) => signals.pageChanged({ siteId, pageSlug });
+  const quarantines = new Quarantines(db, homeserver, log, pageChanged);
+  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels, quarantines);
+  const upgrades = new RoomUpgrades(
+    db,
+    homeserver,
+    {
+      recorded: (roomId) => projector.replayWaiting(roomId),
+      converge: async (siteId) => {
+        await rolePowerLevels.reconcile(siteId);
+        await rolePowerLevels.flush(siteId);
+      },
+      changed: pageChanged,
+    },
+    log,
+  );
+  const repairPass = new RepairPass(db, (eventId) => projector.retryStored(eventId), log);
+  projector.onRoomReplaced = (roomId, successor) =>
+    void upgrades.observeTombstone(roomId, successor).catch((err) => log(`rooms: tombstone of ${roomId} not recorded: ${(err as Error).message}`));
   const submissions = new SubmissionStore(db);
   const perform = submissionPerformer(submissions, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), {
@@ -178,6 +207,10 @@ export async function createServices(config: Config, logger: Logger, log: (messa
       retirementPass.kick();
     }),
     retirementPass,
+    quarantines,
+    upgrades,
+    repairPass,
+    repairs: new Repairs(db, () => repairPass.kick()),
     mediaUrls,
     mediaProxy: new MediaProxy(mediaUrls, {
       homeserverUrl: config.matrix.homeserverUrl,

@@ -358,7 +358,7 @@ export interface paths {
          *
          *     Uploads the body to the homeserver's media repository as the visitor's virtual user and answers its mxc:// URL, which a comment post then sends as `media` (only this visitor's uploads for this site can be posted). Signature array: ["UPLOAD", site_id, page_slug, mime, filename, sha256_hex(body), challenge] with mime and filename exactly as sent (filename null when absent).
          *
-         *     Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like `;codecs=` are ignored): image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, video/mp4, video/quicktime, video/webm, video/x-matroska, audio/mpeg, audio/mp4, audio/ogg, audio/webm, audio/wav, audio/flac, application/pdf, text/plain. Any other mime: 415 unsupported-media-type, before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.
+         *     Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like `;codecs=` are ignored): image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, video/mp4, video/quicktime, video/webm, video/x-matroska, audio/mpeg, audio/mp4, audio/ogg, audio/webm, audio/wav, audio/flac, application/pdf, text/plain. Any other mime: 400 validation-error (field mime), before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.
          *
          *     Size caps per kind (configuration media.max_image_bytes, max_video_bytes, max_audio_bytes, max_file_bytes; defaults 10 MiB, 50 MiB, 20 MiB, 20 MiB): a larger body is 413 payload-too-large. voice=true declares an audio upload a voice message (sent with the MSC3245 voice fields); on another kind it is 400 validation-error.
          *
@@ -517,6 +517,50 @@ export interface paths {
         get: operations["getSiteRoles"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/pages/{page_slug}/upgrades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade a page's room to a newer room version.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         */
+        post: operations["upgradePage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/pages/{page_slug}/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade a page's room to a newer room version.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Alternate form of POST /api/v1/sites/{site_id}/pages/{page_slug}/upgrades; the same operation. Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable). A page without an active room is 404 room-not-found.
+         */
+        post: operations["upgradePageAlternate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -733,7 +777,7 @@ export interface paths {
          *
          *     The avatar is the virtual user's Matrix profile avatar on this site only (another site derives another user), and it is carried into the m.room.member event of every room the user has joined (MSC4466 propagate_to: all; rooms the homeserver did not update get the member event from the service), so the author.avatar_url of the visitor's comments, old ones included, shows it.
          *
-         *     mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 415 unsupported-media-type before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).
+         *     mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 400 validation-error (field mime) before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).
          *
          *     The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
          */
@@ -1241,6 +1285,60 @@ export interface components {
             /** @description By level descending, then user_id. */
             managers: components["schemas"]["RoleMember"][];
         };
+        /** @description A converged upgrade: the replacement is the page's active room, the old room superseded. */
+        RoomUpgrade: {
+            /** @description The upgraded (now superseded) room. */
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description The page's active room now. */
+            replacement_room_id: string;
+            /** @description The replacement's room version. */
+            room_version: string;
+            /** @constant */
+            state: "adopted";
+        };
+        RoomUpgradeIntent: {
+            /** @description The room being replaced. */
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description The requested room version; for a tombstone written by hand "unknown" until adopted. */
+            target_version: string;
+            /** @description The replacement the tombstone names, once observed. */
+            replacement_room_id: string | null;
+            /** @enum {unknown} */
+            state: "requested" | "observed" | "adopted" | "failed" | "manual";
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RoomUpgradeIntentPage: {
+            data: components["schemas"]["RoomUpgradeIntent"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        QuarantinedRoom: {
+            room_id: string;
+            site_id: string;
+            page_slug: string;
+            /** @description Why the service cannot manage the room (the latest failed attempt). */
+            reason: string;
+            /** Format: date-time */
+            first_quarantined_at: string;
+            /** @description Failed adoption attempts in a row. */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description The next automatic adoption attempt; null: manual attention (reinstate).
+             */
+            next_retry_at: string | null;
+        };
+        QuarantinedRoomPage: {
+            data: components["schemas"]["QuarantinedRoom"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
         /** @description A site as the operator sees it: its database row merged with the [sites] configuration overlay. */
         OperatorSite: {
             site_id: string;
@@ -1281,6 +1379,30 @@ export interface components {
             site_id: string;
             /** @description A [sites.<site_id>] table with the site's origins and, if it has one, its secret; the service's configuration loader reads it as is. */
             toml: string;
+        };
+        /** @description A pushed event that could not be applied, skipped so it blocks nothing. Pending repairs are retried automatically with backoff (1 min, 10 min, 1 h), then manual; resolved once the event applies. */
+        ProjectionRepair: {
+            target_event_id: string;
+            room_id: string | null;
+            event_type: string | null;
+            /** @description Why it could not be applied (the latest attempt). */
+            reason: string;
+            /** @enum {unknown} */
+            status: "pending" | "manual" | "resolved";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description The next automatic retry (pending only).
+             */
+            next_retry_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ProjectionRepairPage: {
+            data: components["schemas"]["ProjectionRepair"][];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description A retirement target and its state: retiring from the request until the background pass has cleared it (then 404). */
         RetirementState: {
@@ -3445,15 +3567,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported media type: unsupported-media-type. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Rate limited: rate-limited. */
             429: {
                 headers: {
@@ -4174,6 +4287,258 @@ export interface operations {
             /** @description Server error: internal-error. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upgradePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description Page slug: lowercase [a-z0-9-], 1-64 characters. */
+                page_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Matrix room version the homeserver knows, newer than the room's. */
+                    new_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The converged upgrade. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomUpgrade"];
+                };
+            };
+            /** @description Invalid request: validation-error, invalid-room-version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: room-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: room-not-upgradable. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad gateway: homeserver-refused. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: homeserver-unavailable. */
+            503: {
+                headers: {
+                    /** @description With homeserver-unavailable: 30 seconds, a constant. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upgradePageAlternate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description Page slug: lowercase [a-z0-9-], 1-64 characters. */
+                page_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Matrix room version the homeserver knows, newer than the room's. */
+                    new_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The converged upgrade. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomUpgrade"];
+                };
+            };
+            /** @description Invalid request: validation-error, invalid-room-version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: room-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: room-not-upgradable. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad gateway: homeserver-refused. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: homeserver-unavailable. */
+            503: {
+                headers: {
+                    /** @description With homeserver-unavailable: 30 seconds, a constant. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5224,15 +5589,6 @@ export interface operations {
             };
             /** @description Content too large: payload-too-large. */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unsupported media type: unsupported-media-type. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -99,3 +99,9 @@ export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export function botMessageLimiters(messagesPerMinute: number | null): { messages: FixedWindowLimiter; notices: FixedWindowLimiter } | null {
   return messagesPerMinute === null ? null : { messages: new FixedWindowLimiter({ limit: messagesPerMinute, windowSeconds: MINUTE }), notices: new FixedWindowLimiter({ limit: 1, windowSeconds: MINUTE }) };
 }
+
+/** Waits before the automatic adoption retries of a quarantined room, after its 1st, 2nd and 3rd failure; after the 4th only the operator reinstates it. */
+export const QUARANTINE_RETRY_SCHEDULE_MS = [HOUR * 1000, 6 * HOUR * 1000, 24 * HOUR * 1000] as const;
+
+/** Automatic retries of a projection repair: the wait after each failed attempt; past the last the repair is manual. */
+export const REPAIR_RETRY_SCHEDULE_MS = [60_000, 10 * 60_000, HOUR * 1000] as const;

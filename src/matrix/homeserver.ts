@@ -49,6 +49,14 @@ const unobserved: RequestObserver = (_method, request) => request();
 /** Sender filter for /messages: only `userId`'s events, without their member lists. */
 const senderFilter = (userId: string): string => JSON.stringify({ senders: [userId], lazy_load_members: true });
 
+/**
+ * createRoom's answers for a taken alias: M_ROOM_IN_USE when it was taken before the request, and
+ * 409 "Room alias … already exists" (M_UNKNOWN) when a concurrent creation (an earlier attempt
+ * still running on the homeserver) took it while this one ran.
+ */
+const aliasTaken = (err: unknown): boolean =>
+  hasErrcode(err, "M_ROOM_IN_USE") || ((err as { statusCode?: number })?.statusCode === 409 && /already exists/i.test(String((err as { error?: string })?.error ?? "")));
+
 export class Homeserver {
   readonly bot: MatrixClient;
   /** Clients acting as virtual users (appservice masquerading), kept: one per user is cheap and reused. */
@@ -111,9 +119,13 @@ export class Homeserver {
     await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, { displayname: displayName });
   }
 
-  /** Sets (or, with null, clears) the user's profile avatar; the homeserver may propagate it to the user's rooms. */
+  /**
+   * Sets (or, with null, clears) the user's profile avatar, asking the homeserver to carry it into
+   * every room the user has joined (MSC4466 `propagate_to: "all"`; a homeserver without it
+   * ignores the field and propagates as it always does).
+   */
   async setAvatarUrl(userId: string, avatarUrl: string | null): Promise<void> {
-    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "" });
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "", propagate_to: "all" });
   }
 
   /** The rooms `userId` has joined, as the homeserver knows them. */
@@ -155,9 +167,35 @@ export class Homeserver {
         },
       } as never);
     } catch (err) {
-      if (hasErrcode(err, "M_ROOM_IN_USE")) return null;
+      if (aliasTaken(err)) return null;
       throw err;
     }
+  }
+
+  /** The room versions the homeserver knows (capabilities m.room_versions.available). */
+  async roomVersions(): Promise<string[]> {
+    const response = (await this.bot.doRequest("GET", "/_matrix/client/v3/capabilities")) as { capabilities?: { "m.room_versions"?: { available?: Record<string, string> } } };
+    return Object.keys(response.capabilities?.["m.room_versions"]?.available ?? {});
+  }
+
+  /** Upgrades a room as the bot (the homeserver writes the tombstone); returns the replacement room id. */
+  async upgradeRoom(roomId: string, newVersion: string): Promise<string> {
+    const response = (await this.bot.doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/upgrade`, null, { new_version: newVersion })) as { replacement_room: string };
+    return response.replacement_room;
+  }
+
+  /** Points an alias at a room: an alias pointing elsewhere is moved. */
+  async setAlias(alias: string, roomId: string): Promise<void> {
+    const current = await this.bot.doRequest("GET", `/_matrix/client/v3/directory/room/${enc(alias)}`).then(
+      (r: { room_id: string }) => r.room_id,
+      (err: unknown) => {
+        if (hasErrcode(err, "M_NOT_FOUND")) return null;
+        throw err;
+      },
+    );
+    if (current === roomId) return;
+    if (current !== null) await this.deleteAlias(alias);
+    await this.bot.doRequest("PUT", `/_matrix/client/v3/directory/room/${enc(alias)}`, null, { room_id: roomId });
   }
 
   async resolveAlias(alias: string): Promise<string> {
@@ -177,6 +215,19 @@ export class Homeserver {
   async getState(roomId: string, type: string, stateKey: string, asUser = this.names.botUserId): Promise<Record<string, unknown> | null> {
     try {
       return (await this.as(asUser).doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`)) as Record<string, unknown>;
+    } catch (err) {
+      if (hasErrcode(err, "M_NOT_FOUND")) return null;
+      throw err;
+    }
+  }
+
+  /** A room's current state event as the bot sees it, the whole event (sender included); null when there is none. */
+  async stateEvent(roomId: string, type: string, stateKey = ""): Promise<{ sender: string; content: Record<string, unknown> } | null> {
+    try {
+      return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`, { format: "event" })) as {
+        sender: string;
+        content: Record<string, unknown>;
+      };
     } catch (err) {
       if (hasErrcode(err, "M_NOT_FOUND")) return null;
       throw err;

@@ -1,5 +1,5 @@
 // Every kind of Matrix event the service understands, and what projecting one does: the table
-// the projector dispatches through. Any other event (m.room.create, m.room.tombstone, join
+// the projector dispatches through. Any other event (m.room.create, join
 // rules, calls, a non-comment event in a thread, …) is kept in the event store
 // (matrix-event-store.ts) and projects nothing until a kind is added here (npm run rebuild then
 // projects the history too). Handlers recompute from the store, so events may come in any order
@@ -24,6 +24,8 @@ export interface RoomEventKind {
   inAnyRoom?: (tx: Tx, event: RoomEvent) => Promise<void>;
   /** Applies it in a page room. */
   inPageRoom?: (page: PageContext, event: RoomEvent) => Promise<void>;
+  /** The room that replaces a page room (a tombstone): announced to the projector's onRoomReplaced once applied. */
+  successor?: (event: RoomEvent) => string | null;
 }
 
 type Match = Pick<RoomEventKind, "kind" | "matches">;
@@ -46,6 +48,11 @@ const CURRENT_STATE = "The room's current state of the kind (RoomState; the newe
 /** First match wins. */
 export const ROOM_EVENT_KINDS: readonly RoomEventKind[] = [
   // Room state (state_key set).
+  {
+    ...state("m.room.tombstone"),
+    effect: "In a page room: the room is replaced (an upgrade, also one done by hand in a Matrix client); the rooms feature adopts the replacement named by replacement_room.",
+    successor: (event) => (event.state_key === "" && typeof event.content?.replacement_room === "string" ? event.content.replacement_room : null),
+  },
   { ...state("m.room.name"), effect: `${CURRENT_STATE}: the room's name (room info).`, inAnyRoom: applyRoomState },
   { ...state("m.room.topic"), effect: `${CURRENT_STATE}: the room's topic (room info).`, inAnyRoom: applyRoomState },
   { ...state("m.room.avatar"), effect: `${CURRENT_STATE}: the room's avatar (room info).`, inAnyRoom: applyRoomState },

@@ -10,7 +10,7 @@ import type { Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
-import { ephemeralKind, roomEventKind } from "./event-kinds.ts";
+import { ephemeralKind, roomEventKind, type RoomEventKind } from "./event-kinds.ts";
 import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
 import { malformation } from "./message-content.ts";
 import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
@@ -88,6 +88,18 @@ export class Projector {
     }
   }
 
+  /** Applies a stored event again (a repair's retry); a new failure re-records the repair. */
+  async retryStored(eventId: string): Promise<void> {
+    const changes = new Changes();
+    try {
+      await this.serially(async () => {
+        for await (const event of storedEvents(this.db, { eventId, status: { not: "applied" } })) changes.add(await this.apply(event));
+      });
+    } finally {
+      await this.applied(changes.list());
+    }
+  }
+
   /**
    * Applies a stored event if its room is known (a page room, or a site's Space for room state);
    * otherwise it keeps waiting. An event that cannot be applied is recorded for repair. Returns
@@ -95,17 +107,21 @@ export class Projector {
    */
   /** Called with each applied event's origin_server_ts (metrics: the projection lag). */
   onProjected: ((originServerTs: number) => void) | null = null;
+  /** A page room's tombstone was applied (the rooms feature adopts the successor); must not throw. */
+  onRoomReplaced: ((roomId: string, successor: string) => void) | null = null;
 
   async apply(event: RoomEvent): Promise<PageChange | null> {
     const room = await pageRoom(this.db, event.room_id);
     const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
     if (!room && spaceOf === null) return null;
     let applied: boolean;
+    // Known once the event is well-formed (a malformed one may not even be matched).
+    const known: { kind: RoomEventKind | null } = { kind: null };
     try {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
-        const kind = roomEventKind(event);
+        const kind = (known.kind = roomEventKind(event));
         await kind?.inAnyRoom?.(tx, event);
         if (room) await kind?.inPageRoom?.({ tx, room, names: this.names, live: this.live }, event);
         await resolveRepair(tx, event.event_id);
@@ -117,6 +133,8 @@ export class Projector {
     }
     if (!applied) return null;
     this.onProjected?.(event.origin_server_ts);
+    const successor = room ? known.kind?.successor?.(event) : null;
+    if (successor) this.onRoomReplaced?.(event.room_id, successor);
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }
 

@@ -166,8 +166,8 @@ describe("visitor profiles and avatars", () => {
   test("refusals of the avatar routes", async () => {
     const carol = new Visitor(service.url, TEST_ORIGIN);
     const image = png(4, 4);
-    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "video/mp4")), "415 unsupported-media-type", "not an image type");
-    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "application/pdf")), "415 unsupported-media-type");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "video/mp4")), "400 validation-error", "not an image type");
+    assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "application/pdf")), "400 validation-error");
     assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, randomUUID(), "image/jpeg")), "400 media-type-mismatch", "a PNG declared as JPEG");
     assert.equal(await statusAndCode(await putAvatar(carol, SITE, Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"), randomUUID(), "image/png")), "400 media-type-mismatch", "markup");
     assert.equal(await statusAndCode(await putAvatar(carol, SITE, image, null)), "400 idempotency-key-required");

@@ -17,9 +17,9 @@ describe("declared types", () => {
     assert.deepEqual(declaredType("text/plain; charset=utf-8"), { mime: "text/plain", kind: "file" });
   });
 
-  test("everything outside the allow-list is 415 unsupported-media-type", () => {
+  test("everything outside the allow-list is 400 validation-error", () => {
     for (const mime of ["text/html", "image/svg+xml", "application/xml", "application/javascript", "application/octet-stream", "image/bmp", "", "nonsense"]) {
-      assert.throws(() => declaredType(mime), refusal("unsupported-media-type", 415), mime);
+      assert.throws(() => declaredType(mime), refusal("validation-error", 400), mime);
     }
   });
 

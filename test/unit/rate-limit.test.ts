@@ -2,6 +2,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_KEY_CAPACITY, FixedWindowLimiter, TokenBucketLimiter } from "../../src/security/rate-limit.ts";
 import { isRateLimited, preAuthBudgets } from "../../src/rest/rate-limits.ts";
+import { apiRoutes } from "../../src/app/api-document.ts";
 import { buildLimiters, type RateLimitName } from "../../src/config/limits.ts";
 import type { Config } from "../../src/config/config.ts";
 
@@ -195,6 +196,13 @@ describe("the named budgets", () => {
     assert.deepEqual(preAuthBudgets({ auth: "operator" }), ["operator"]);
     assert.deepEqual(preAuthBudgets({ auth: "public", rateLimit: "publicRead" }), ["publicRead"]);
     assert.deepEqual(preAuthBudgets({ auth: "author-proof" }), []);
+  });
+
+  test("no claim route spends the operator budget (the owner's claim-token rotation mirrors an operator operation)", () => {
+    const claimRoutes = apiRoutes.filter((route) => route.auth === "claim");
+    assert.ok(claimRoutes.some((route) => route.operationId === "rotateClaimToken"));
+    for (const route of claimRoutes) assert.ok(!preAuthBudgets(route).includes("operator"), route.operationId);
+    for (const route of apiRoutes.filter((r) => r.operationId.startsWith("rotateClaimToken"))) assert.deepEqual(preAuthBudgets(route), ["claimToken"]);
   });
 
   test("a route with only a post-auth budget can answer 429 too", () => {

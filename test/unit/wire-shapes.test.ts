@@ -69,6 +69,10 @@ const PAIRS: Pair[] = [
   { shape: "RevokedRole", type: "RevokedRole" },
   // The transfer route answers the claim's members (PendingRoleClaim above) beside `transfer`.
   { shape: "PendingOwnershipTransfer.transfer", type: "OwnershipTransfer" },
+  { shape: "RoomUpgrade", type: "RoomUpgrade" },
+  { shape: "RoomUpgradeIntentPage", type: "RoomUpgradeIntentPage" },
+  { shape: "QuarantinedRoomPage", type: "QuarantinedRoomPage" },
+  { shape: "ProjectionRepairPage", type: "ProjectionRepairPage" },
 ];
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

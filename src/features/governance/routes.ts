@@ -125,9 +125,12 @@ export const transferOwnership: OperationRoute = {
   problems: { 400: ["reserved-user-id"] },
 };
 
+// The operator's budget stays with the operator's route: the owner spends the claim-token bucket.
+const { rateLimit: _operatorBudget, ...rotationOperation } = operatorRotateClaimToken;
+
 /** The owner's rotation: the operator's operation, under the site's claim token. */
 export const rotateClaimToken: OperationRoute = {
-  ...operatorRotateClaimToken,
+  ...rotationOperation,
   ...claimWrite,
   operationId: "rotateClaimToken",
   path: `${SITE}/claim-token-rotations`,

@@ -1,13 +1,13 @@
 // The media types visitors may upload (pure): the allow-list per kind, the names a client may
 // declare for each (aliases browsers and tools use), and the size cap per kind.
-import { DomainError } from "../../core/errors.ts";
+import { validationError } from "../../core/errors.ts";
 
 /** A comment's media kind besides stickers; decides the Matrix msgtype and the size cap. */
 export type MediaKind = "image" | "video" | "audio" | "file";
 
 /**
- * The allow-list: canonical MIME type → kind. Everything else is refused with 415
- * unsupported-media-type before the body is read. Markup (HTML, SVG, XML) and scripts are
+ * The allow-list: canonical MIME type → kind. Everything else is refused with 400
+ * validation-error (field mime) before the body is read. Markup (HTML, SVG, XML) and scripts are
  * never accepted: a browser could run them.
  */
 export const ALLOWED_MEDIA_TYPES: Readonly<Record<string, MediaKind>> = {
@@ -55,14 +55,15 @@ export interface DeclaredType {
 
 /**
  * The declared `mime` as an allowed canonical type: case-insensitive, parameters ignored
- * (`audio/webm;codecs=opus` is audio/webm); 415 unsupported-media-type outside the allow-list.
+ * (`audio/webm;codecs=opus` is audio/webm); 400 validation-error outside the allow-list.
  */
 export function declaredType(declared: string): DeclaredType {
   const bare = declared.split(";")[0]!.trim().toLowerCase();
   const mime = ALIASES[bare] ?? bare;
   const kind = ALLOWED_MEDIA_TYPES[mime];
   if (!kind) {
-    throw new DomainError("unsupported-media-type", 415, `${JSON.stringify(declared)} is not an accepted upload type; accepted: ${Object.keys(ALLOWED_MEDIA_TYPES).join(", ")}.`);
+    const accepted = `accepted: ${Object.keys(ALLOWED_MEDIA_TYPES).join(", ")}`;
+    throw validationError(`${JSON.stringify(declared)} is not an accepted upload type; ${accepted}.`, [{ field: "mime", message: accepted }]);
   }
   return { mime, kind };
 }

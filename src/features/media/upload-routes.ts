@@ -26,7 +26,7 @@ export const uploadMedia = visitorWriteRoute({
   summary: "Upload a file (raw bytes) to post in a media comment.",
   description: [
     'Uploads the body to the homeserver\'s media repository as the visitor\'s virtual user and answers its mxc:// URL, which a comment post then sends as `media` (only this visitor\'s uploads for this site can be posted). Signature array: ["UPLOAD", site_id, page_slug, mime, filename, sha256_hex(body), challenge] with mime and filename exactly as sent (filename null when absent).',
-    `Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like \`;codecs=\` are ignored): ${ACCEPTED}. Any other mime: 415 unsupported-media-type, before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.`,
+    `Accepted types (aliases such as image/jpg, audio/x-m4a, audio/x-wav are accepted as their canonical type; parameters like \`;codecs=\` are ignored): ${ACCEPTED}. Any other mime: 400 validation-error (field mime), before the body is read. The bytes must be what mime says (magic numbers): otherwise 400 media-type-mismatch; HTML, SVG, XML and scripts are never accepted. An image's width and height are read and sent with the comment.`,
     "Size caps per kind (configuration media.max_image_bytes, max_video_bytes, max_audio_bytes, max_file_bytes; defaults 10 MiB, 50 MiB, 20 MiB, 20 MiB): a larger body is 413 payload-too-large. voice=true declares an audio upload a voice message (sent with the MSC3245 voice fields); on another kind it is 400 validation-error.",
     `The Idempotency-Key fingerprint covers method, path, body hash, mime, filename and voice (not the proof parameters, which a retry signs afresh): a retry answers the first upload's result (Idempotent-Replayed: true) without uploading again. Rate limited by its own budget (rate_limit.media_upload, default 60 per client per hour), spent before the body is read. Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most ${UPLOAD_SLOTS.perClient} uploads (media and avatars) per client and ${UPLOAD_SLOTS.perInstance} per instance are read at once: one more is 429 rate-limited with Retry-After: ${UPLOAD_SLOTS.retryAfterSeconds}.`,
   ].join("\n\n"),
@@ -52,7 +52,7 @@ export const uploadMedia = visitorWriteRoute({
       admit: admitUpload,
     },
   },
-  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
+  problems: { 400: ["validation-error", "media-type-mismatch"], ...homeserverProblems() },
 });
 
 export const uploadRoutes: Route[] = [uploadMedia];

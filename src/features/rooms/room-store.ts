@@ -49,6 +49,27 @@ export class RoomStore {
     await this.db.room.upsert({ where: { roomId }, create: { roomId, siteId, pageSlug, roomVersion }, update: {} });
   }
 
+  /**
+   * The replacement becomes the page's active room and every other room of the page that was
+   * active is superseded (the upgraded one, and any room a reinstatement replaces), at once.
+   */
+  async activate(roomId: string, siteId: string, pageSlug: string, roomVersion: string): Promise<void> {
+    await this.db.$transaction([
+      this.db.room.updateMany({ where: { siteId, pageSlug, state: "active", roomId: { not: roomId } }, data: { state: "superseded" } }),
+      this.db.room.upsert({ where: { roomId }, create: { roomId, siteId, pageSlug, roomVersion }, update: { state: "active", roomVersion } }),
+    ]);
+  }
+
+  /** Marks a room superseded (it stays in the registry: its comments are still listed). */
+  async supersede(roomId: string): Promise<void> {
+    await this.db.room.update({ where: { roomId }, data: { state: "superseded" } });
+  }
+
+  /** Records a room the service cannot manage as the page's quarantined room (not active). */
+  async registerQuarantined(roomId: string, siteId: string, pageSlug: string, roomVersion: string): Promise<void> {
+    await this.db.room.upsert({ where: { roomId }, create: { roomId, siteId, pageSlug, roomVersion, state: "quarantined" }, update: { state: "quarantined" } });
+  }
+
   /** The current state events (state key "") of these types in these rooms. */
   currentState(roomIds: string[], types: string[]) {
     return this.db.roomState.findMany({ where: { roomId: { in: roomIds }, stateKey: "", type: { in: types } } });

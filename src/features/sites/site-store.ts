@@ -54,6 +54,11 @@ export class SiteStore {
   }
 
   /** The site's Space; throws when the site is not registered. */
+  /** Whether the room is some site's Space. */
+  async isSpace(roomId: string): Promise<boolean> {
+    return (await this.db.site.count({ where: { spaceRoomId: roomId } })) > 0;
+  }
+
   async spaceRoomIdOrThrow(siteId: string): Promise<string | null> {
     return (await this.db.site.findUniqueOrThrow({ where: { id: siteId }, select: { spaceRoomId: true } })).spaceRoomId;
   }

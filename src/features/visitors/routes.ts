@@ -47,7 +47,7 @@ export const uploadAvatar = visitorWriteRoute({
   description: [
     'Uploads the body to the media repository as the visitor\'s virtual user and makes it the avatar. Signature array: ["UPLOAD_AVATAR", site_id, mime, sha256_hex(body), challenge] with mime exactly as sent.',
     PROPAGATION,
-    "mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 415 unsupported-media-type before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).",
+    "mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 400 validation-error (field mime) before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).",
     `The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most ${UPLOAD_SLOTS.perClient} uploads (media and avatars) per client and ${UPLOAD_SLOTS.perInstance} per instance are read at once: one more is 429 rate-limited with Retry-After: ${UPLOAD_SLOTS.retryAfterSeconds}.`,
   ].join("\n\n"),
   auth: "author-proof",
@@ -64,7 +64,7 @@ export const uploadAvatar = visitorWriteRoute({
       admit: admitUpload,
     },
   },
-  problems: { 400: ["media-type-mismatch"], 415: ["unsupported-media-type"], ...homeserverProblems() },
+  problems: { 400: ["validation-error", "media-type-mismatch"], ...homeserverProblems() },
 });
 
 export const deleteAvatar = visitorWriteRoute({

@@ -51,7 +51,7 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
   kind: "media.upload",
   answer: "result",
   async check(input, errors) {
-    // Outside the allow-list: 415, already refused before the body was read.
+    // Outside the allow-list: 400, already refused before the body was read.
     const declared = declaredType(input.mime);
     const voice = input.voice === "true";
     if (voice && declared.kind !== "audio") errors.push({ field: "voice", message: "only audio uploads can be voice messages" });

@@ -36,10 +36,10 @@ interface Checked {
   sha256: string;
 }
 
-/** The declared type of an avatar: an allowed upload type that is an image; 415 unsupported-media-type otherwise. */
+/** The declared type of an avatar: an allowed upload type that is an image (image/*); 400 validation-error otherwise. */
 export function avatarType(mime: string): DeclaredType {
   const declared = declaredType(mime);
-  if (declared.kind !== "image") throw new DomainError("unsupported-media-type", 415, `An avatar must be an image; ${JSON.stringify(mime)} is not.`);
+  if (declared.kind !== "image") throw validationError(`An avatar must be an image; ${JSON.stringify(mime)} is not.`, [{ field: "mime", message: "an image type (image/*)" }]);
   return declared;
 }
 
