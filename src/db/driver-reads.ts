@@ -5,8 +5,8 @@
 // stores of that path run their few fixed statements here. SQL is written once, with
 // PostgreSQL's `$1` placeholders (bound in their order for SQLite) and the quoted model and field
 // names both schemas share. Rows come back with the drivers' plain values: integers as numbers
-// (SQLite) or strings (PostgreSQL BIGINT), timestamps as ISO text (SQLite) or Date; the stores
-// map them to their types (`asDate`, `asBigInt`).
+// (SQLite) or text (PostgreSQL BIGINT), timestamps as text (ISO 8601 on SQLite, PostgreSQL's own
+// form in UTC); the stores map them to their types (`asDate`, `asBigInt`).
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
