@@ -108,7 +108,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
   };
 
   let inFlight = 0;
-  services.metrics.sources.readCache = () => ({ hits: rest.reads.hits, misses: rest.reads.misses });
+  services.metrics.sources.readCache = () => ({ hits: rest.reads.hits, misses: rest.reads.misses, executions: rest.reads.executions });
   services.metrics.sources.sseStreams = () => rest.streamCount;
   const server = createServer((req, res) => {
     inFlight++;

@@ -60,7 +60,10 @@ export class PostgresRateLimitStore implements SharedRateLimitStore {
   private readonly pool: pg.Pool;
 
   private constructor(databaseUrl: string) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    // Every rate-limited request updates a counter row; waiting for each commit's WAL flush
+    // capped one client's requests at about 500/s (20 connections, docs/benchmarks.md). A
+    // counter lost to a crash costs nothing, so these commits do not wait for the flush.
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: "-c synchronous_commit=off" });
     // An idle client's error (the database restarting) must not end the process.
     this.pool.on("error", () => {});
   }

@@ -7,6 +7,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { providerOf, sqlitePath } from "./database-url.ts";
+import { openDriverReads, type DriverReads } from "./driver-reads.ts";
 
 export type Db = SqliteClient;
 export { Prisma } from "./generated/sqlite/client.ts";
@@ -16,6 +17,20 @@ export type { Comment, LiveEvent, Reaction, Retirement, Room, RoomMember, Submis
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] & Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
 export async function openDatabase(url: string): Promise<Db> {
+  const db = await openPrisma(url);
+  // The hot reads' driver connections (driver-reads.ts), opened on first use and closed with the client.
+  let reads: DriverReads | null = null;
+  driverReadsOf.set(db, () => (reads ??= openDriverReads(url)));
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await reads?.close();
+    reads = null;
+    await disconnect();
+  };
+  return db;
+}
+
+async function openPrisma(url: string): Promise<Db> {
   if (providerOf(url) === "postgres") {
     const { PrismaClient } = await import("./generated/postgres/client.ts");
     return new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
@@ -24,8 +39,16 @@ export async function openDatabase(url: string): Promise<Db> {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   // WAL and a busy timeout let the worker, the projection and HTTP handlers write concurrently.
   const adapter = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 10_000 });
-  const db = new SqliteClient({ adapter });
-  return db;
+  return new SqliteClient({ adapter });
+}
+
+const driverReadsOf = new WeakMap<Db, () => DriverReads>();
+
+/** The driver reads on the database of `db` (a client openDatabase made): for the stores of hot reads only. */
+export function driverReads(db: Db): DriverReads {
+  const reads = driverReadsOf.get(db);
+  if (!reads) throw new Error("driver reads: not a client openDatabase made");
+  return reads();
 }
 
 /** True when `err` is a unique-constraint violation (Prisma P2002) on either provider. */

@@ -1,13 +1,30 @@
-// The rows a GraphQL operation's loaders fetch in batches (src/graphql/context.ts).
+// The rows a GraphQL operation's loaders fetch in batches (src/graphql/context.ts): on the path
+// of every comment list read, so statements on the driver (src/db/driver-reads.ts), one per
+// batch, prepared once per list length.
 import type { Db } from "../db/client.ts";
+import { driverReads } from "../db/client.ts";
 import type { Reaction, RoomMember } from "../db/client.ts";
+import { asBigInt, asDate } from "../db/driver-reads.ts";
+
+const placeholders = (first: number, n: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(", ");
 
 /** Current room profiles of (room, user) pairs, as found (missing ones are absent). */
-export function roomMembers(db: Db, pairs: [roomId: string, userId: string][]): Promise<RoomMember[]> {
-  return db.roomMember.findMany({ where: { OR: pairs.map(([roomId, userId]) => ({ roomId, userId })) } });
+export async function roomMembers(db: Db, pairs: [roomId: string, userId: string][]): Promise<RoomMember[]> {
+  if (pairs.length === 0) return [];
+  const where = pairs.map((_, i) => `("roomId" = $${2 * i + 1} AND "userId" = $${2 * i + 2})`).join(" OR ");
+  const rows = await driverReads(db).all<Omit<RoomMember, "updatedAt"> & { updatedAt: string | Date }>(
+    `SELECT "roomId", "userId", "membership", "displayName", "avatarUrl", "updatedAt" FROM "RoomMember" WHERE ${where}`,
+    pairs.flat(),
+  );
+  return rows.map((row) => ({ ...row, updatedAt: asDate(row.updatedAt)! }));
 }
 
 /** Reactions in force on these comment events. */
-export function reactionsOn(db: Db, eventIds: string[]): Promise<Reaction[]> {
-  return db.reaction.findMany({ where: { targetEventId: { in: eventIds } } });
+export async function reactionsOn(db: Db, eventIds: string[]): Promise<Reaction[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await driverReads(db).all<Omit<Reaction, "originServerTs"> & { originServerTs: number | string }>(
+    `SELECT "eventId", "targetEventId", "roomId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" IN (${placeholders(1, eventIds.length)})`,
+    eventIds,
+  );
+  return rows.map((row) => ({ ...row, originServerTs: asBigInt(row.originServerTs) }));
 }

@@ -10,7 +10,7 @@ export interface MetricSources {
   queue?: () => Promise<{ queued: number; failed: number; oldestQueuedAt: Date | null }>;
   repairsPending?: () => Promise<number>;
   sseStreams?: () => number;
-  readCache?: () => { hits: number; misses: number };
+  readCache?: () => { hits: number; misses: number; executions: number };
   isLeader?: () => boolean;
 }
 
@@ -96,11 +96,13 @@ export class ServiceMetrics {
       },
     });
     const cacheReads = new Counter({ name: "comments_read_cache_requests_total", help: "Cacheable public reads, by result (hit, miss); hit ratio = hit / (hit + miss).", labelNames: ["result"], registers });
-    const cacheRead = { hits: 0, misses: 0 };
+    const readExecutions = new Counter({ name: "comments_read_executions_total", help: "Cache misses that ran their read; the other misses joined an identical read in flight (single flight).", registers });
+    const cacheRead = { hits: 0, misses: 0, executions: 0 };
     (cacheReads as unknown as { collect: () => void }).collect = () => {
-      const now = sources.readCache?.() ?? { hits: 0, misses: 0 };
+      const now = sources.readCache?.() ?? { hits: 0, misses: 0, executions: 0 };
       cacheReads.inc({ result: "hit" }, now.hits - cacheRead.hits);
       cacheReads.inc({ result: "miss" }, now.misses - cacheRead.misses);
+      readExecutions.inc(now.executions - cacheRead.executions);
       Object.assign(cacheRead, now);
     };
     new Gauge({

@@ -18,6 +18,8 @@ export class CachedReads {
   /** Cacheable reads answered from the cache, and not (metrics). */
   hits = 0;
   misses = 0;
+  /** Misses that ran their read (the rest joined a concurrent identical one: single flight). */
+  executions = 0;
   private readonly inflight = new Map<string, { since: Generation; read: Promise<CachedRead | RouteResult> }>();
 
   constructor(
@@ -82,6 +84,7 @@ export class CachedReads {
     // Joining a read that started before a change would serve what the change replaced.
     if (running && this.cache.unchangedSince(running.since)) return running.read;
     const since = this.cache.generation(scope);
+    this.executions++;
     const read = (async (): Promise<CachedRead | RouteResult> => {
       const result = route.respond(await execute(null, variables));
       if (result.status !== 200 || result.headers) return result;

@@ -1,7 +1,7 @@
-// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections reads,writes,live] [--verbose]
+// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections pure,reads,uncached,busy,writes,live] [--verbose]
 // Starts what it needs — the local Synapse (instance "bench", port 18090, fresh), a fresh SQLite
 // or PostgreSQL database, a service instance (port 18091) — seeds a 10,000-comment page, runs the
-// sections (pure figures here; reads.ts, writes.ts, live.ts when present, each a Section, see
+// sections (pure figures here; reads.ts, uncached.ts, busy.ts, writes.ts, live.ts, each a Section, see
 // section.ts) and prints one table: figure | value | reference | ratio. Nothing is asserted.
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
@@ -30,7 +30,7 @@ const { values: args } = parseArgs({
     duration: { type: "string", default: "5000" },
     connections: { type: "string", default: "20" },
     comments: { type: "string", default: "10000" },
-    sections: { type: "string", default: "pure,reads,writes,live" },
+    sections: { type: "string", default: "pure,reads,uncached,busy,writes,live" },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -189,7 +189,7 @@ async function seedBigPage(service: RunningService): Promise<{ roomId: string; v
 
 async function sectionModules(): Promise<Array<{ name: string; section: Section }>> {
   const found = [];
-  for (const name of ["reads", "writes", "live"]) {
+  for (const name of ["reads", "uncached", "busy", "writes", "live"]) {
     const file = join(import.meta.dirname, `${name}.ts`);
     if (!wanted.has(name) || !existsSync(file)) continue;
     const module = (await import(file)) as { default?: Section; section?: Section };

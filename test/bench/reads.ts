@@ -1,6 +1,6 @@
-// Read figures: QUERY of page 1 and page 400 of the seeded 10,000-comment page (anonymous) and a
-// personalized page 1, each next to a bare node:http server returning the same body; the room
-// and roles reads likewise. Every figure is driven by the load generator in a second process.
+// Read figures, with the read cache on (a repeated read is a cache hit): QUERY of page 1 and
+// page 400 of the seeded 10,000-comment page (anonymous) and a personalized page 1, each next
+// to a bare node:http server returning the same body; the room and roles reads likewise. Every figure is driven by the load generator in a second process.
 import { signatureArrays } from "../support/signature-arrays.ts";
 import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
 
@@ -8,7 +8,7 @@ import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadRe
 const ROUNDS = 3;
 
 /** LoadResults of consecutive slices as one: requests per second over their sum, percentiles weighted by requests. */
-function combine(results: LoadResult[]): LoadResult {
+export function combine(results: LoadResult[]): LoadResult {
   const requests = results.reduce((n, r) => n + r.requests, 0);
   const seconds = results.reduce((n, r) => n + r.requests / Math.max(r.requestsPerSecond, 1e-9), 0);
   const weighted = (pick: (r: LoadResult) => number) => results.reduce((n, r) => n + pick(r) * r.requests, 0) / Math.max(requests, 1);
@@ -17,9 +17,18 @@ function combine(results: LoadResult[]): LoadResult {
   return { requests, requestsPerSecond: requests / seconds, p50Ms: weighted((r) => r.p50Ms), p99Ms: weighted((r) => r.p99Ms), statuses, errors: results.reduce((n, r) => n + r.errors, 0), lastBodyBytes: results.at(-1)!.lastBodyBytes };
 }
 
-/** Measures `request` against the service and against a bare node:http server returning the same body, in alternating slices. */
-async function sideBySide(ctx: BenchContext, figure: string, request: Omit<LoadOptions, "url">, path: string): Promise<BenchRow> {
-  const url = `${ctx.serviceUrl}${path}`;
+/**
+ * Measures `request` against the service (or the instance at `serviceUrl`) and against a bare
+ * node:http server returning the same body, in alternating slices.
+ */
+export async function sideBySide(
+  ctx: BenchContext,
+  figure: string,
+  request: Omit<LoadOptions, "url">,
+  path: string,
+  serviceUrl = ctx.serviceUrl,
+): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult }> {
+  const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
   // Seeding runs in this process and holds its event loop for seconds: a kept-alive connection
   // may be closed by the server just as it is reused (ECONNRESET). Once more on a fresh one.
@@ -46,22 +55,27 @@ async function sideBySide(ctx: BenchContext, figure: string, request: Omit<LoadO
     value: format.load(measured) + suspect,
     reference: `node:http, same body: ${format.load(referenced)}`,
     ratio: format.ratio(measured.requestsPerSecond, referenced.requestsPerSecond),
+    measured,
+    referenced,
   };
+}
+
+/** A QUERY of the comment list with `body`. */
+export const query = (body: Record<string, unknown>) => ({ method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+/** The personalization members of a read by the seeded viewer (whose reactions on page 1 are `mine`). */
+export function viewerProof(ctx: BenchContext): { author_public_key: string; author_signature: string } {
+  const { siteId, pageSlug, viewer } = ctx.seeded;
+  return { author_public_key: viewer.key, author_signature: viewer.sign(signatureArrays.queryComments(siteId, pageSlug)) };
 }
 
 export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   const { siteId, pageSlug } = ctx.seeded;
   const page = `/api/v1/sites/${siteId}/pages/${pageSlug}`;
-  const query = (body: Record<string, unknown>) => ({ method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const rows: BenchRow[] = [];
-  rows.push(await sideBySide(ctx, `QUERY page 1 (20) of ${ctx.seeded.commentCount}, anonymous`, query({ page: 1, per_page: 20 }), `${page}/comments`));
-  rows.push(await sideBySide(ctx, `QUERY page 400 (20) of ${ctx.seeded.commentCount}, anonymous`, query({ page: 400, per_page: 20 }), `${page}/comments`));
-  // Personalized: the seeded viewer, whose reactions on page 1 are `mine`.
-  const viewer = ctx.seeded.viewer;
-  const signature = viewer.sign(signatureArrays.queryComments(siteId, pageSlug));
-  rows.push(
-    await sideBySide(ctx, "QUERY page 1 (20), personalized", query({ page: 1, per_page: 20, author_public_key: viewer.key, author_signature: signature }), `${page}/comments`),
-  );
+  rows.push(await sideBySide(ctx, `QUERY page 1 (20) of ${ctx.seeded.commentCount}, anonymous, cached`, query({ page: 1, per_page: 20 }), `${page}/comments`));
+  rows.push(await sideBySide(ctx, `QUERY page 400 (20) of ${ctx.seeded.commentCount}, anonymous, cached`, query({ page: 400, per_page: 20 }), `${page}/comments`));
+  rows.push(await sideBySide(ctx, "QUERY page 1 (20), personalized, cached", query({ page: 1, per_page: 20, ...viewerProof(ctx) }), `${page}/comments`));
   rows.push(await sideBySide(ctx, "GET room", {}, `${page}/room`));
   rows.push(await sideBySide(ctx, "GET page roles", {}, `${page}/roles`));
   rows.push(await sideBySide(ctx, "GET moderators", {}, `${page}/moderators`));

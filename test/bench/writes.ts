@@ -1,7 +1,8 @@
 // Write figures: a sustained queue drain — 200 comments over 10 pages, queued while the worker
 // is stopped, then performed by the worker at queue.concurrency — next to raw Synapse sends as
 // the appservice (the same virtual users, rooms, event contents and concurrency) from this
-// process. The reference runs before and after the drain and the drain is compared with their
+// process; and the write path end to end — 200 comments posted by 8 clients while the worker
+// and the projection run, until all are listed — next to raw sends 8 at a time. The reference runs before and after the drain and the drain is compared with their
 // mean, so a homeserver slowing down as its database grows favours neither side; each phase
 // starts once the service has projected the previous phase's events.
 import { randomUUID } from "node:crypto";
@@ -13,6 +14,8 @@ import { format, type BenchContext, type BenchRow } from "./section.ts";
 
 const ROOMS = 10;
 const COMMENTS = 200;
+/** Visitors posting side by side in the end-to-end figure. */
+const CLIENTS = 8;
 
 interface RawSend {
   roomId: string;
@@ -68,9 +71,41 @@ export default async function writes(ctx: BenchContext): Promise<BenchRow[]> {
   await projected(COMMENTS - failed);
   const after = await rawSends(ctx, raw, concurrency);
 
+  await projected(COMMENTS);
+
+  // End to end: CLIENTS visitors post the batch while the worker runs, timed from the first POST
+  // until every comment is listed (the pages' list totals), next to raw sends at that concurrency.
+  const listed = async () => {
+    let total = 0;
+    for (const page of pages) {
+      const res = await fetch(`${ctx.serviceUrl}/api/v1/sites/${siteId}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: '{"per_page":1}' });
+      total += ((await res.json()) as { meta: { total: number } }).meta.total;
+    }
+    return total;
+  };
+  const e2eStarted = performance.now();
+  let nextPost = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let i = nextPost++; i < COMMENTS; i = nextPost++) await post(i, `end-to-end comment ${i}`);
+    }),
+  );
+  const acceptedSeconds = (performance.now() - e2eStarted) / 1000;
+  while ((await listed()) < expected + COMMENTS) await new Promise((r) => setTimeout(r, 50));
+  const e2eRate = COMMENTS / ((performance.now() - e2eStarted) / 1000);
+  await projected(COMMENTS);
+  const e2eReference = await rawSends(ctx, raw.map(resent), CLIENTS);
+  await projected(COMMENTS);
+
   const drainRate = COMMENTS / drainSeconds;
   const reference = (before + after) / 2;
   return [
+    {
+      figure: `writes end to end: ${COMMENTS} comments over ${ROOMS} pages by ${CLIENTS} clients, first POST → all listed`,
+      value: `${format.rate(e2eRate, "comments/s")} (the last 202 after ${acceptedSeconds.toFixed(1)} s)`,
+      reference: `raw Synapse sends as the appservice, ${CLIENTS} at a time: ${format.rate(e2eReference, "events/s")}`,
+      ratio: format.ratio(e2eRate, e2eReference),
+    },
     {
       figure: `queue drain, ${COMMENTS} comments over ${ROOMS} rooms, concurrency ${concurrency}`,
       value: format.rate(drainRate, "events/s") + (failed > 0 ? ` (${failed} failed)` : ""),
@@ -88,12 +123,13 @@ function rawSendOf(names: MatrixNames, rooms: Map<string, string>, row: { pageSl
   const { matrix } = JSON.parse(row.payload) as SubmissionPayload;
   const roomId = rooms.get(row.pageSlug);
   if (matrix.action !== "send" || !roomId) throw new Error(`writes: no comment send for ${row.pageSlug}`);
-  const proof = matrix.content[PROOF_KEY] as Record<string, unknown>;
-  return {
-    roomId,
-    userId: names.visitorUserId(row.siteId, Buffer.from(row.authorPublicKey, "base64url")),
-    content: { ...matrix.content, [PROOF_KEY]: { ...proof, submission_id: randomUUID() } },
-  };
+  return resent({ roomId, userId: names.visitorUserId(row.siteId, Buffer.from(row.authorPublicKey, "base64url")), content: matrix.content });
+}
+
+/** The same send naming a fresh submission of its own. */
+function resent(send: RawSend): RawSend {
+  const proof = send.content[PROOF_KEY] as Record<string, unknown>;
+  return { ...send, content: { ...send.content, [PROOF_KEY]: { ...proof, submission_id: randomUUID() } } };
 }
 
 /** Sends every event with `concurrency` requests in flight (plain fetch, keep-alive); returns events/s. */

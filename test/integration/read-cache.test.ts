@@ -95,6 +95,16 @@ for (const provider of PROVIDERS) {
       assert.equal((await get(`${pagePath}/room`)).body.topic, room.body.topic);
     });
 
+    test("concurrent misses of one read run it once (single flight)", async () => {
+      const executions = () => service.services.metrics.sources.readCache!().executions;
+      await list();
+      const before = executions();
+      service.services.signals.pageChanged({ siteId, pageSlug: page });
+      const bodies = await Promise.all(Array.from({ length: 50 }, () => list()));
+      assert.equal(executions() - before, 1);
+      for (const body of bodies) assert.deepEqual(body, bodies[0]);
+    });
+
     test("validation and the signature check stay in front of the cache", async () => {
       await list();
       const bad = await fetch(`${service.url}${pagePath}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify({ per_page: 0 }) });

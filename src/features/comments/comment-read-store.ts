@@ -1,30 +1,49 @@
 // Domain reads of the projected comments (Comment rows, their maintained positions and counts,
-// reactions); the projection writes them (src/projection/).
+// reactions); the projection writes them (src/projection/). The list read's statements run on
+// the driver, prepared once (src/db/driver-reads.ts): a page's rows are two statements (its count,
+// its positions joined with their comments) however deep the page is.
 import type { Db } from "../../db/client.ts";
-import { Prisma } from "../../db/client.ts";
+import { driverReads } from "../../db/client.ts";
 import type { Comment } from "../../db/client.ts";
+import { asBigInt, asDate, type DriverReads } from "../../db/driver-reads.ts";
 
 export interface PageKey {
   siteId: string;
   pageSlug: string;
 }
 
+/** A Comment row as the drivers return it. */
+type CommentRow = Omit<Comment, "originServerTs" | "editedAt" | "createdAt"> & { originServerTs: number | string; editedAt: string | Date | null; createdAt: string | Date };
+
+const COMMENT_COLUMNS = ["eventId", "roomId", "siteId", "pageSlug", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "createdAt"]
+  .map((column) => `c."${column}"`)
+  .join(", ");
+
+/** The comments at positions $3..$4 of a page, in position order (one statement per order). */
+const placedSql = (order: "asc" | "desc") => `SELECT ${COMMENT_COLUMNS} FROM "CommentPosition" p JOIN "Comment" c ON c."eventId" = p."eventId"
+  WHERE p."siteId" = $1 AND p."pageSlug" = $2 AND p."position" >= $3 AND p."position" <= $4 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
+const PLACED = { asc: placedSql("asc"), desc: placedSql("desc") };
+const COUNT = `SELECT "count" FROM "PageCommentCount" WHERE "siteId" = $1 AND "pageSlug" = $2`;
+const placeholders = (first: number, n: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(", ");
+
+const toComment = (row: CommentRow): Comment => ({ ...row, originServerTs: asBigInt(row.originServerTs), editedAt: asDate(row.editedAt), createdAt: asDate(row.createdAt)! });
+
 export class CommentReadStore {
   constructor(private readonly db: Db) {}
 
+  private get reads(): DriverReads {
+    return driverReads(this.db);
+  }
+
   /** The page's maintained comment count (src/projection/position-store.ts), at any depth. */
   async count(page: PageKey): Promise<number> {
-    return (await this.db.pageCommentCount.findUnique({ where: { siteId_pageSlug: page }, select: { count: true } }))?.count ?? 0;
+    const [row] = await this.reads.all<{ count: number }>(COUNT, [page.siteId, page.pageSlug]);
+    return row?.count ?? 0;
   }
 
-  /** The event ids at positions from..to of the page, in `order`. */
-  async placed(page: PageKey, from: number, to: number, order: "asc" | "desc"): Promise<string[]> {
-    const rows = await this.db.commentPosition.findMany({ where: { ...page, position: { gte: from, lte: to } }, orderBy: { position: order }, select: { eventId: true } });
-    return rows.map((p) => p.eventId);
-  }
-
-  byEventIds(eventIds: string[]): Promise<Comment[]> {
-    return this.db.comment.findMany({ where: { eventId: { in: eventIds } } });
+  /** The comments at positions from..to of the page, in `order`. */
+  async placed(page: PageKey, from: number, to: number, order: "asc" | "desc"): Promise<Comment[]> {
+    return (await this.reads.all<CommentRow>(PLACED[order], [page.siteId, page.pageSlug, from, to])).map(toComment);
   }
 
   find(eventId: string): Promise<Comment | null> {
@@ -33,8 +52,6 @@ export class CommentReadStore {
 
   /** Which of the events `sender` reacted to, with which keys. */
   reactionsBy(sender: string, eventIds: string[]): Promise<Array<{ eventId: string; key: string }>> {
-    // Raw: on this hot path Prisma's query compiler cost more than the query itself.
-    return this.db.$queryRaw<Array<{ eventId: string; key: string }>>`
-      SELECT "targetEventId" AS "eventId", "key" FROM "Reaction" WHERE "sender" = ${sender} AND "targetEventId" IN (${Prisma.join(eventIds)})`;
+    return this.reads.all(`SELECT "targetEventId" AS "eventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${placeholders(2, eventIds.length)})`, [sender, ...eventIds]);
   }
 }

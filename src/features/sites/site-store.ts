@@ -1,5 +1,6 @@
 // The Site aggregate (a site and its origins): every query of the sites and operator features.
 import type { Db, Prisma } from "../../db/client.ts";
+import { driverReads } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
 
 const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
@@ -45,8 +46,10 @@ export class SiteStore {
     return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } } });
   }
 
-  status(siteId: string): Promise<{ id: string; status: string } | null> {
-    return this.db.site.findUnique({ where: { id: siteId }, select: { id: true, status: true } });
+  /** On the path of every public read: a statement prepared on the driver (src/db/driver-reads.ts). */
+  async status(siteId: string): Promise<{ id: string; status: string } | null> {
+    const [row] = await driverReads(this.db).all<{ id: string; status: string }>(`SELECT "id", "status" FROM "Site" WHERE "id" = $1`, [siteId]);
+    return row ?? null;
   }
 
   async spaceRoomId(siteId: string): Promise<string | null> {

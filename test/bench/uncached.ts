@@ -1,0 +1,81 @@
+// Uncached read figures: the QUERY reads of reads.ts on a second instance with the read cache
+// off (`read_cache.max_entries = 0`), so every read runs in full, each next to a bare node:http
+// server with the same body and to Synapse's own `/messages?limit=20` of the same room, measured
+// in the same run. Then single flight on the cached instance: 200 readers arriving right after
+// an invalidation of the page, and how many executions of the read they caused.
+import { combine, query, sideBySide, viewerProof } from "./reads.ts";
+import { format, type BenchContext, type BenchRow, type LoadResult } from "./section.ts";
+
+const READERS = 200;
+const INVALIDATIONS = 3;
+
+export default async function uncached(ctx: BenchContext): Promise<BenchRow[]> {
+  const { siteId, pageSlug, commentCount } = ctx.seeded;
+  const path = `/api/v1/sites/${siteId}/pages/${pageSlug}/comments`;
+  const instance = await ctx.startInstance({ worker: false, overrides: { "read_cache.max_entries": 0 } });
+  const rows: BenchRow[] = [];
+  try {
+    const synapse = await synapseMessages(ctx);
+    const synapseText = `Synapse /messages?limit=20: ${format.load(synapse)}`;
+    const figures = [
+      { figure: `QUERY page 1 (20) of ${commentCount}, anonymous, uncached`, body: { page: 1, per_page: 20 } },
+      { figure: `QUERY page 400 (20) of ${commentCount}, anonymous, uncached`, body: { page: 400, per_page: 20 } },
+      { figure: `QUERY page 1 (20) of ${commentCount}, personalized, uncached`, body: { page: 1, per_page: 20, ...viewerProof(ctx) } },
+    ];
+    let anonymousPage1 = 0;
+    for (const [i, { figure, body }] of figures.entries()) {
+      const row = await sideBySide(ctx, figure, query(body), path, instance.url);
+      if (i === 0) anonymousPage1 = row.measured.requestsPerSecond;
+      const personalized = "author_signature" in body ? `; ${format.ratio(row.measured.requestsPerSecond, anonymousPage1)} of anonymous` : "";
+      rows.push({
+        figure: row.figure,
+        value: row.value,
+        reference: `${row.reference}; ${synapseText}`,
+        ratio: `${row.ratio} of bare; ${(row.measured.requestsPerSecond / synapse.requestsPerSecond).toFixed(1)}× Synapse${personalized}`,
+      });
+    }
+  } finally {
+    await instance.stop();
+  }
+  rows.push(await singleFlight(ctx, path));
+  return rows;
+}
+
+/** Synapse's `/messages?dir=b&limit=20` of the seeded room as the appservice, in slices like the service's figures. */
+async function synapseMessages(ctx: BenchContext): Promise<LoadResult> {
+  const url = `${ctx.homeserver.url}/_matrix/client/v3/rooms/${encodeURIComponent(ctx.seeded.roomId)}/messages?dir=b&limit=20`;
+  const headers = { authorization: `Bearer ${ctx.homeserver.asToken}` };
+  const sample = await fetch(url, { headers });
+  if (sample.status !== 200) throw new Error(`Synapse /messages answered ${sample.status}: ${await sample.text()}`);
+  await sample.arrayBuffer();
+  const durationMs = Math.max(500, Math.round(ctx.durationMs / 3));
+  const slices: LoadResult[] = [];
+  for (let i = 0; i < 3; i++) slices.push(await ctx.load({ url, headers, durationMs, warmupMs: 300 }));
+  return combine(slices);
+}
+
+/** 200 concurrent readers right after each of a few invalidations of the page; the executions they caused. */
+async function singleFlight(ctx: BenchContext, path: string): Promise<BenchRow> {
+  const { siteId, pageSlug } = ctx.seeded;
+  const { signals, metrics } = ctx.service.services;
+  const executions = () => metrics.sources.readCache!().executions;
+  const read = async () => {
+    const res = await fetch(`${ctx.serviceUrl}${path}`, query({ page: 1, per_page: 20 }));
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`single flight: read answered ${res.status}`);
+  };
+  await read();
+  const counts: number[] = [];
+  for (let i = 0; i < INVALIDATIONS; i++) {
+    const before = executions();
+    signals.pageChanged({ siteId, pageSlug });
+    await Promise.all(Array.from({ length: READERS }, read));
+    counts.push(executions() - before);
+  }
+  return {
+    figure: `single flight: ${READERS} concurrent readers after an invalidation (×${INVALIDATIONS})`,
+    value: `executions: ${counts.join(", ")}`,
+    reference: "goal: 1 each",
+    ratio: "",
+  };
+}
