@@ -23,6 +23,7 @@ import { WritePipeline } from "../writes/pipeline.ts";
 import { visitorWrites } from "./route-table.ts";
 import { QueueWorker } from "../queue/worker.ts";
 import { SubmissionStore } from "../queue/submission-store.ts";
+import { ProjectionGapCheck } from "../queue/projection-gaps.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
@@ -67,6 +68,8 @@ export interface Services {
   pageEvents: PageEvents;
   liveEventPoller: LiveEventPoller;
   worker: QueueWorker;
+  /** Fetches and projects the events the worker sent that the homeserver's push has not brought back. */
+  projectionGaps: ProjectionGapCheck;
   retirements: Retirements;
   retirementPass: RetirementPass;
   stickers: StickerPacks;
@@ -173,6 +176,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
+    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log),
     retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
       signals.pageChanged(change);
       retirementPass.kick();

@@ -99,3 +99,11 @@ export const APPSERVICE_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export function botMessageLimiters(messagesPerMinute: number | null): { messages: FixedWindowLimiter; notices: FixedWindowLimiter } | null {
   return messagesPerMinute === null ? null : { messages: new FixedWindowLimiter({ limit: messagesPerMinute, windowSeconds: MINUTE }), notices: new FixedWindowLimiter({ limit: 1, windowSeconds: MINUTE }) };
 }
+
+/**
+ * The projection gap check (src/queue/projection-gaps.ts): an event the worker sent that the
+ * homeserver's push has not brought back `graceMs` after it was sent is fetched and projected.
+ * It runs every `intervalMs` and after every start, looking back `lookbackMs` (the push retries
+ * on its own; this closes what it missed), `batch` submissions per query.
+ */
+export const PROJECTION_GAP_CHECK = { graceMs: 10_000, intervalMs: 5_000, lookbackMs: 24 * HOUR * 1000, batch: 200 } as const;
