@@ -176,7 +176,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
-    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log),
+    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log, (count) => metrics.projectionGapsFilled.inc(count)),
     retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
       signals.pageChanged(change);
       retirementPass.kick();

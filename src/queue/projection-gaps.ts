@@ -56,6 +56,8 @@ export class ProjectionGapCheck implements BackgroundPass {
     private readonly hs: Pick<Homeserver, "getEvent">,
     private readonly projector: Pick<Projector, "applyTransaction">,
     private readonly log: (message: string) => void,
+    /** Called with the number of events a walk fetched and projected (metrics). */
+    private readonly onFilled: (count: number) => void = () => {},
     private readonly limits: Limits = PROJECTION_GAP_CHECK,
   ) {
     this.submissions = new SubmissionStore(db);
@@ -93,6 +95,7 @@ export class ProjectionGapCheck implements BackgroundPass {
       if (events.length > 0) {
         await this.projector.applyTransaction(events);
         filled += events.length;
+        this.onFilled(events.length);
       }
       this.position = position = resumeAfter(batch, unresolved, position);
       if (unresolved.size > 0 || batch.length < this.limits.batch) return filled;

@@ -31,6 +31,7 @@ for (const provider of PROVIDERS) {
         const listed = await eventually(async () => (await listComments(service, siteId, "p")).data.find((c) => c.submission_id === submission_id), BOUND_MS, "the comment listed");
         assert.equal(listed.event_id, sent.eventId);
         assert.ok(logs.some((m) => m.includes(`event ${sent.eventId} of submission ${submission_id} was not pushed`)), "the gap check fetched it");
+        assert.equal((await service.services.metrics.projectionGapsFilled.get()).values[0]?.value, 1);
         // Nothing was pushed: the visitor's join, which the gap check does not fetch, is not stored.
         const joined = { type: "m.room.member", stateKey: service.services.names.visitorUserId(siteId, visitor.publicKey) };
         assert.equal(await db.matrixEvent.count({ where: joined }), 0);
