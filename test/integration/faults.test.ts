@@ -58,9 +58,9 @@ for (const provider of PROVIDERS) {
       const database = await freshDatabase(provider);
       const work = mkdtempSync(join(tmpdir(), "faults-"));
       const configFile = join(work, "config.toml");
-      const document = testConfigDocument({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
+      const base = testConfigDocument({ databaseUrl: database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } } });
       // A killed worker's leases run out soon; retries outlast the homeserver's downtime.
-      document.queue = { ...document.queue, lease_ms: 3000, retry_base_ms: 500, max_attempts: 12 } as typeof document.queue;
+      const document = { ...base, queue: { ...base.queue, lease_ms: 3000, retry_base_ms: 500, max_attempts: 12 } };
       writeFileSync(configFile, stringify(document));
       let gapFills = 0;
       const output = (chunk: string) => (gapFills += chunk.split("was not pushed; fetched from the homeserver").length - 1);
