@@ -15,7 +15,7 @@ import { restartLocalHomeserver, stopLocalHomeserver } from "../../src/matrix/lo
 import { eventually, freshDatabase, PROVIDERS, testConfigDocument, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
 import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { resolveAlias, roomMessages } from "../support/matrix.ts";
-import { listComments } from "../support/reads.ts";
+import { LISTED_WITHOUT_PUSH_MS, listComments } from "../support/reads.ts";
 import { kill, startProcess } from "../support/service-process.ts";
 import { Visitor } from "../support/visitor.ts";
 
@@ -110,7 +110,7 @@ for (const provider of PROVIDERS) {
         const listed = await eventually(async () => {
           const pages = await Promise.all(PAGES.map(async (page) => ({ page, data: (await listComments(service, siteId, page, { per_page: 100 })).data })));
           return pages.reduce((n, p) => n + p.data.length, 0) >= COMMENTS ? pages : null;
-        }, 120_000, "every acknowledged comment listed");
+        }, LISTED_WITHOUT_PUSH_MS, "every acknowledged comment listed, within the gap check's bound of the drain");
         const listedAfterMs = Date.now() - drained;
 
         assert.deepEqual(await db.submission.findMany({ where: { status: "failed" }, select: { id: true, lastError: true } }), []);
