@@ -63,7 +63,12 @@ for (const provider of PROVIDERS) {
       const document = { ...base, queue: { ...base.queue, lease_ms: 3000, retry_base_ms: 500, max_attempts: 12 } };
       writeFileSync(configFile, stringify(document));
       let gapFills = 0;
-      const output = (chunk: string) => (gapFills += chunk.split("was not pushed; fetched from the homeserver").length - 1);
+      /** The service's warnings and errors (JSON log lines above info), shown when the test fails. */
+      const warnings: string[] = [];
+      const output = (chunk: string) => {
+        gapFills += chunk.split("was not pushed; fetched from the homeserver").length - 1;
+        for (const line of chunk.split("\n")) if (/"level":[4-6]0/.test(line)) warnings.push(line);
+      };
       let child = await startProcess(configFile, [], output);
       const db = await openDatabase(database.url);
       let homeserverDown = false;
@@ -125,6 +130,9 @@ for (const provider of PROVIDERS) {
         }
         assert.deepEqual(inMatrix.sort(), expected, "each acknowledged comment in Matrix once, and nothing else");
         t.diagnostic(`${provider}: ${acknowledged.size} acknowledged, ${listedIds.length} listed ${listedAfterMs} ms after the queue drained; ${gapFills} filled by the gap check`);
+      } catch (err) {
+        t.diagnostic(`the service's last warnings:\n${warnings.slice(-40).join("\n")}`);
+        throw err;
       } finally {
         ended = true;
         if (homeserverDown) restartLocalHomeserver(TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT);
