@@ -17,6 +17,7 @@ export async function startBackgroundPasses(services: Services, worker: boolean)
   services.leader.run("quarantine-retries", services.quarantines);
   services.leader.run("room-upgrades", services.upgrades);
   services.leader.run("projection-repairs", services.repairPass);
+  services.leader.run("projection-gaps", services.projectionGaps);
   // The passes and the bot write to Matrix like the worker, so an API-only instance runs none:
   // it never stands for leader (its appservice endpoint still stores the bot's events for one
   // that does). The bot's inbox rows are leased, so every worker instance may drain it.

@@ -27,6 +27,7 @@ import { WritePipeline } from "../writes/pipeline.ts";
 import { visitorWrites } from "./route-table.ts";
 import { QueueWorker } from "../queue/worker.ts";
 import { SubmissionStore } from "../queue/submission-store.ts";
+import { ProjectionGapCheck } from "../queue/projection-gaps.ts";
 import { LiveEvents } from "../sse/live-events.ts";
 import { PageEvents } from "../sse/page-stream.ts";
 import { LiveEventPoller } from "../sse/live-event-poller.ts";
@@ -71,6 +72,8 @@ export interface Services {
   pageEvents: PageEvents;
   liveEventPoller: LiveEventPoller;
   worker: QueueWorker;
+  /** Fetches and projects the events the worker sent that the homeserver's push has not brought back. */
+  projectionGaps: ProjectionGapCheck;
   retirements: Retirements;
   retirementPass: RetirementPass;
   /** Page rooms the service cannot manage, their scheduled adoption retries and reinstatement. */
@@ -202,6 +205,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
+    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log, (count) => metrics.projectionGapsFilled.inc(count)),
     retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
       signals.pageChanged(change);
       retirementPass.kick();

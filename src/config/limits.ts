@@ -105,3 +105,11 @@ export const QUARANTINE_RETRY_SCHEDULE_MS = [HOUR * 1000, 6 * HOUR * 1000, 24 * 
 
 /** Automatic retries of a projection repair: the wait after each failed attempt; past the last the repair is manual. */
 export const REPAIR_RETRY_SCHEDULE_MS = [60_000, 10 * 60_000, HOUR * 1000] as const;
+
+/**
+ * The projection gap check (src/queue/projection-gaps.ts): an event the worker sent that the
+ * homeserver's push has not brought back `graceMs` after it was sent is fetched and projected.
+ * It runs every `intervalMs` and after every start, looking back `lookbackMs` (the push retries
+ * on its own; this closes what it missed), `batch` submissions per query.
+ */
+export const PROJECTION_GAP_CHECK = { graceMs: 10_000, intervalMs: 5_000, lookbackMs: 24 * HOUR * 1000, batch: 200 } as const;

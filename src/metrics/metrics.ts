@@ -26,6 +26,7 @@ export class ServiceMetrics {
   readonly submissionsFailed: Counter;
   readonly submissionsSent: Counter;
   readonly projectionLag: Histogram;
+  readonly projectionGapsFilled: Counter;
   readonly homeserverDuration: Histogram<"method">;
   readonly homeserverErrors: Counter<"method">;
 
@@ -43,6 +44,7 @@ export class ServiceMetrics {
     this.submissionsSent = new Counter({ name: "comments_submissions_sent_total", help: "Submissions performed on the homeserver.", registers });
     this.submissionsRetried = new Counter({ name: "comments_submissions_retried_total", help: "Submission attempts that failed transiently and were scheduled again.", registers });
     this.submissionsFailed = new Counter({ name: "comments_submissions_failed_total", help: "Submissions that failed permanently.", registers });
+    this.projectionGapsFilled = new Counter({ name: "comments_projection_gaps_filled_total", help: "Events the worker sent that the homeserver's push had not brought back in time, fetched and projected by the gap check.", registers });
     this.projectionLag = new Histogram({
       name: "comments_projection_lag_seconds",
       help: "From an event's origin_server_ts to its projection into the read model.",

@@ -74,6 +74,12 @@ export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput 
   }
 }
 
+/** The stored status of each of `eventIds` that is stored. */
+export async function storedStatuses(db: Db, eventIds: string[]): Promise<Map<string, EventStatus>> {
+  const rows = await db.matrixEvent.findMany({ where: { eventId: { in: eventIds } }, select: { eventId: true, status: true } });
+  return new Map(rows.map((r) => [r.eventId, r.status as EventStatus]));
+}
+
 /** Where a stored event points (its relation as indexed), or null when it is not stored. */
 export function storedRelation(tx: Tx, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
   return tx.matrixEvent.findUnique({ where: { eventId }, select: { relType: true, relatesTo: true } });

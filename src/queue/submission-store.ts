@@ -15,6 +15,20 @@ export interface Claim {
   attempts: number;
 }
 
+/** A place in the sent submissions' completion order. */
+export interface SentPosition {
+  completedAt: Date;
+  id: string;
+}
+
+/** A sent submission as the projection gap check reads it. */
+export interface SentSubmission extends SentPosition {
+  siteId: string;
+  pageSlug: string;
+  payload: string;
+  eventId: string;
+}
+
 /** What performing a claim leaves on its row. */
 export interface Outcome {
   status?: string;
@@ -74,6 +88,24 @@ export class SubmissionStore {
   async projectedEventId(submissionId: string): Promise<string | null> {
     const projected = await this.db.comment.findFirst({ where: { submissionId }, select: { eventId: true } });
     return projected?.eventId ?? null;
+  }
+
+  /**
+   * Sent submissions that produced an event, completed after `after` (by completion time, then
+   * id) and no later than `upTo`, oldest first: what the projection gap check walks.
+   */
+  sentAfter(after: SentPosition, upTo: Date, limit: number): Promise<SentSubmission[]> {
+    return this.db.submission.findMany({
+      where: {
+        status: "sent",
+        eventId: { not: null },
+        completedAt: { lte: upTo },
+        OR: [{ completedAt: { gt: after.completedAt } }, { completedAt: after.completedAt, id: { gt: after.id } }],
+      },
+      orderBy: [{ completedAt: "asc" }, { id: "asc" }],
+      take: limit,
+      select: { id: true, siteId: true, pageSlug: true, payload: true, eventId: true, completedAt: true },
+    }) as Promise<SentSubmission[]>;
   }
 
   /** A submission by id, with what a GraphQL selection includes (the Prisma plugin's `query`). */

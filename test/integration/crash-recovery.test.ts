@@ -1,10 +1,9 @@
 // A 202 is a promise: a submission survives the service being killed before it reaches
 // Matrix, and a resend after a crash never duplicates the Matrix event.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
 import Database from "better-sqlite3";
 import { stringify } from "smol-toml";
@@ -15,33 +14,7 @@ import { matrixRequest, resolveAlias, roomMessages } from "../support/matrix.ts"
 import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments } from "../support/reads.ts";
-
-const root = resolve(import.meta.dirname, "../..");
-const children = new Set<ChildProcess>();
-after(() => children.forEach((c) => c.kill("SIGKILL")));
-
-/** Starts `npm start`'s entry point as a real process and waits for its listening line. */
-async function startProcess(configFile: string, extra: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", configFile, ...extra], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk) => {
-      output += chunk;
-      if (output.includes("listening on")) resolve();
-    });
-    child.stderr!.on("data", (chunk) => (output += chunk));
-    child.once("exit", (code) => reject(new Error(`service exited (${code}) before listening:\n${output}`)));
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill(signal);
-  await exited;
-  children.delete(child);
-}
+import { kill, startProcess } from "../support/service-process.ts";
 
 const eventsWithSubmission = async (roomId: string, submissionId: string) =>
   (await roomMessages(roomId)).filter((e) => e.content[PROOF_KEY]?.submission_id === submissionId);

@@ -1,6 +1,14 @@
 // Reading a page's comments the way a browser does, and waiting for a submission to appear there.
 import assert from "node:assert/strict";
 import { eventually } from "./harness.ts";
+import { PROJECTION_GAP_CHECK } from "../../src/config/limits.ts";
+
+/**
+ * How soon a sent comment is listed even when the homeserver's push never brings it: the gap
+ * check's grace, up to two of its intervals (a walk starts within one; one may be running), and
+ * room for the walk itself.
+ */
+export const LISTED_WITHOUT_PUSH_MS = PROJECTION_GAP_CHECK.graceMs + 2 * PROJECTION_GAP_CHECK.intervalMs + 10_000;
 
 /** A page of comments as the list read answers it. */
 export interface CommentPage {

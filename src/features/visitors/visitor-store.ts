@@ -1,5 +1,5 @@
 // The visitor aggregate: the virtual user a site id and a visitor key derive, and its avatar.
-import type { Db, Tx } from "../../db/client.ts";
+import { isUniqueViolation, type Db, type Tx } from "../../db/client.ts";
 
 export class VisitorStore {
   constructor(private readonly db: Db) {}
@@ -8,9 +8,18 @@ export class VisitorStore {
     return this.db.virtualUser.findUnique({ where: { userId } });
   }
 
-  /** Records a registered virtual user (idempotent: another instance may have recorded it). */
-  recordUser(userId: string, siteId: string, publicKey: string) {
-    return this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+  /**
+   * Records a registered virtual user; idempotent: another submission of the same new visitor
+   * (here or on another instance) may record it at the same moment, and Prisma's upsert is a
+   * read then a write on PostgreSQL, so the loser of that race reads the winner's row.
+   */
+  async recordUser(userId: string, siteId: string, publicKey: string) {
+    try {
+      return await this.db.virtualUser.upsert({ where: { userId }, create: { userId, siteId, publicKey }, update: {} });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      return this.db.virtualUser.findUniqueOrThrow({ where: { userId } });
+    }
   }
 
   async setDisplayName(userId: string, displayName: string): Promise<void> {

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "Submission_status_completedAt_idx" ON "Submission"("status", "completedAt");
+
