@@ -95,6 +95,8 @@ describe("the widget in a browser", () => {
 
   test("a reply appears under its comment, in both tabs", async () => {
     await clickOn(tabB, "Hello from tab A", "Reply");
+    // The form appears with the next frame's render.
+    await tabB.waitForSelector("matrix-comments >>> form.reply-form textarea");
     await tabB.type("matrix-comments >>> form.reply-form textarea", "A reply from tab B");
     await tabB.click("matrix-comments >>> form.reply-form button[type=submit]");
     for (const tab of [tabA, tabB]) {

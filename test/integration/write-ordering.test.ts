@@ -66,7 +66,7 @@ test("comments and edits submitted concurrently reach the room in submission ord
   }
 });
 
-test("a page whose room refuses the writes: its writes fail, every other page's are sent", async () => {
+test("a page whose room refuses the writes: the room is quarantined, its writes go to a fresh room, every other page's are sent", async () => {
   const siteId = uniqueSiteId("refused");
   const service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } }, worker: false, overrides: { "queue.concurrency": 2 } });
   try {
@@ -85,12 +85,12 @@ test("a page whose room refuses the writes: its writes fail, every other page's 
     service.services.worker.start();
     await allSettled(service, siteId);
 
-    for (const id of closed) {
-      const row = await db.submission.findUniqueOrThrow({ where: { id } });
-      assert.equal(row.status, "failed");
-      assert.match(row.lastError ?? "", /M_FORBIDDEN/);
-    }
-    for (const id of open) assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
+    // A visitor's write never fails for a room the service cannot manage (issue 16's quarantine).
+    for (const id of [...closed, ...open]) assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
+    const quarantined = await db.roomQuarantine.findUniqueOrThrow({ where: { roomId: closedRoom } });
+    assert.match(quarantined.reason, /M_FORBIDDEN|join/i);
+    const active = await db.room.findFirstOrThrow({ where: { siteId, pageSlug: "closed", state: "active" } });
+    assert.notEqual(active.roomId, closedRoom);
   } finally {
     await service.stop();
   }
