@@ -79,6 +79,8 @@ export class RestApi {
   readonly feeds: SharedFeeds;
   /** Public reads whose routes declare `cache`, served from serialized bodies. */
   readonly reads: CachedReads;
+  /** Personalized reads' overlay documents (parsed once by CachedReads), compiled on first use. */
+  private readonly compiledOverlays = new WeakMap<DocumentNode, CompiledQuery | null>();
 
   constructor(
     private readonly services: RestServices,
@@ -211,7 +213,8 @@ export class RestApi {
       throw validationError("Invalid path parameters.", fieldErrors(prepared.validateParams));
     }
     // Only declared query parameters reach the operation.
-    const sent = Object.fromEntries(new URLSearchParams(request.target.split("?")[1] ?? ""));
+    const search = request.target.indexOf("?");
+    const sent = search < 0 ? {} : Object.fromEntries(new URLSearchParams(request.target.slice(search + 1)));
     const query = Object.fromEntries(Object.entries(sent).filter(([name]) => prepared.route.query?.properties[name]));
     if (prepared.validateQuery && !prepared.validateQuery(query)) throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
     return { params, query };
@@ -263,7 +266,7 @@ export class RestApi {
     const mediaBase = this.services.mediaBase(request);
     const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
       const context = () => createContext(this.services.operations, request, mediaBase, idempotency, checkedSite);
-      const compiled = document ? null : prepared.compiled;
+      const compiled = document ? this.compiledOverlay(document) : prepared.compiled;
       let result = compiled ? await compiled.query(undefined, context(), variableValues) : null;
       // An error is answered as graphql-js words and shapes it (a read has no side effects to repeat).
       if (!result || result.errors?.length) result = await execute({ schema: this.schema, document: document ?? prepared.document!, variableValues, contextValue: context() });
@@ -273,6 +276,12 @@ export class RestApi {
     const variables = route.variables(input);
     if (route.cache) return this.reads.read(route, route.cache, variables, mediaBase, run);
     return route.respond(await run(null, variables));
+  }
+
+  private compiledOverlay(document: DocumentNode): CompiledQuery | null {
+    let compiled = this.compiledOverlays.get(document);
+    if (compiled === undefined) this.compiledOverlays.set(document, (compiled = compiledRead(this.schema, document)));
+    return compiled;
   }
 
   /**

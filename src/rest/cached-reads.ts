@@ -74,7 +74,7 @@ export class CachedReads {
     const data = await execute(this.overlays.get(route)!, personal!.overlayVariables(variables, result.value));
     const body = personal!.overlay(result.value, data);
     if (since === null) return body === result.value ? result : { status: 200, body };
-    return this.cache.set(personalKey, result.scope, body, body === result.value ? result.body.toString() : JSON.stringify(body), since);
+    return this.cache.set(personalKey, result.scope, body, since, body === result.value ? result.body : null);
   }
 
   /** Scopes are read from the variables siteId and pageSlug. */
@@ -88,7 +88,7 @@ export class CachedReads {
     const read = (async (): Promise<CachedRead | RouteResult> => {
       const result = route.respond(await execute(null, variables));
       if (result.status !== 200 || result.headers) return result;
-      return this.cache.set(key, scope, result.body, JSON.stringify(result.body), since);
+      return this.cache.set(key, scope, result.body, since);
     })();
     const entry = { since, read };
     this.inflight.set(key, entry);

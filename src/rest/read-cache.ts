@@ -14,20 +14,26 @@ export interface ReadScope {
 }
 
 export class CachedRead {
-  /** The serialized JSON body, written as is. */
-  readonly body: Buffer;
-  readonly contentLength: string;
-
   constructor(
     readonly key: string,
     readonly scope: ReadScope,
     /** The body as an object, for overlays (personalized reads) that derive from it. */
     readonly value: unknown,
-    json: string,
     readonly expiresAt: number,
-  ) {
-    this.body = Buffer.from(json);
-    this.contentLength = String(this.body.length);
+    /** The body already serialized (the same value as another entry's), if it is. */
+    private bytes: Buffer | null = null,
+  ) {}
+
+  /**
+   * The serialized JSON body, written as is. Serialized on first use: a read the cache does not
+   * keep, and whose body an overlay replaces (a personalized miss), is never serialized.
+   */
+  get body(): Buffer {
+    return (this.bytes ??= Buffer.from(JSON.stringify(this.value)));
+  }
+
+  get contentLength(): string {
+    return String(this.body.length);
   }
 }
 
@@ -99,9 +105,9 @@ export class ReadCache {
   }
 
   /** Stores a body unless its scope changed since `since` (then the body may be stale); returns the entry either way. */
-  set(key: string, scope: ReadScope, value: unknown, json: string, since: Generation): CachedRead {
-    const entry = new CachedRead(key, scope, value, json, nextWholeMinute(this.now()));
-    if (!this.unchangedSince(since) || entry.body.length > this.limits.maxBytes) return entry;
+  set(key: string, scope: ReadScope, value: unknown, since: Generation, serialized: Buffer | null = null): CachedRead {
+    const entry = new CachedRead(key, scope, value, nextWholeMinute(this.now()), serialized);
+    if (!this.unchangedSince(since) || this.limits.maxEntries === 0 || entry.body.length > this.limits.maxBytes) return entry;
     const old = this.entries.get(key);
     if (old) this.remove(old);
     this.entries.set(key, entry);

@@ -11,7 +11,7 @@ function cache(limits = { maxEntries: 100, maxBytes: 1_000_000 }) {
   const signals = new LocalSignals();
   const clock = { now: 120_000 };
   const readCache = new ReadCache(limits, signals, () => clock.now);
-  const put = (key: string, scope = page("p"), json = `"${key}"`) => readCache.set(key, scope, key, json, readCache.generation(scope));
+  const put = (key: string, scope = page("p"), value: string = key) => readCache.set(key, scope, value, readCache.generation(scope));
   return { signals, clock, readCache, put };
 }
 
@@ -37,11 +37,11 @@ test("bounded by entries and bytes, least recently used out first", () => {
   assert.equal(readCache.get("b"), undefined, "b was the least recently used");
   assert.ok(readCache.get("a") && readCache.get("c"));
   const bytes = cache({ maxEntries: 100, maxBytes: 10 });
-  bytes.put("x", page("p"), '"12345"');
-  bytes.put("y", page("p"), '"12345"');
+  bytes.put("x", page("p"), "12345");
+  bytes.put("y", page("p"), "12345");
   assert.equal(bytes.readCache.get("x"), undefined);
   assert.equal(bytes.readCache.size.bytes, 7);
-  bytes.put("big", page("p"), `"${"z".repeat(20)}"`);
+  bytes.put("big", page("p"), "z".repeat(20));
   assert.equal(bytes.readCache.get("big"), undefined, "a body larger than the bound is not kept");
 });
 
@@ -64,14 +64,14 @@ test("a read that started before a change of its scope does not store its result
   const { signals, readCache } = cache();
   const since = readCache.generation(page("p"));
   signals.pageChanged(page("p"));
-  readCache.set("stale", page("p"), "old", '"old"', since);
+  readCache.set("stale", page("p"), "old", since);
   assert.equal(readCache.get("stale"), undefined);
   const siteSince = readCache.generation(page("p"));
   signals.pageChanged(page(null));
-  readCache.set("stale", page("p"), "old", '"old"', siteSince);
+  readCache.set("stale", page("p"), "old", siteSince);
   assert.equal(readCache.get("stale"), undefined, "a site change overtakes its pages' reads too");
   const fresh = readCache.generation(page("p"));
   signals.pageChanged(page("q"));
-  readCache.set("fresh", page("p"), "new", '"new"', fresh);
+  readCache.set("fresh", page("p"), "new", fresh);
   assert.equal(readCache.get("fresh")?.value, "new", "another page's change does not matter");
 });
