@@ -42,29 +42,31 @@ export interface GraphQLContext {
   mediaBase: string | null;
 }
 
-/**
- * Loaders batch but do not memoize: a subscription keeps its context for the life of an SSE
- * stream, and must see renames and new reactions.
- */
-const BATCH_ONLY = { cache: false } as const;
-
 export function createContext(
   services: ContextServices,
   request: RequestInfo | null,
   mediaBase: string | null,
   idempotency: IdempotencyScope | null = null,
   checkedSite: CheckedSite | null = null,
+  /**
+   * Whether loaders memoize their rows for the context's life. One request's operations share
+   * them (a personalized read's overlay finds the rows its page read loaded); a subscription
+   * keeps its context for the life of an SSE stream and must see renames and new reactions, so
+   * its loaders only batch.
+   */
+  memoize = false,
 ): GraphQLContext {
+  const loading = { cache: memoize };
   const profiles = new DataLoader<string, Membership | null>(async (keys) => {
     const rows = await roomMembers(services.db, keys.map((k) => k.split("\u0000") as [string, string]));
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));
     return keys.map((k) => byKey.get(k) ?? null);
-  }, BATCH_ONLY);
+  }, loading);
   const reactions = new DataLoader<string, Reaction[]>(async (eventIds) => {
     const rows = await reactionsOn(services.db, [...eventIds]);
     const byTarget = new Map<string, Reaction[]>();
     for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
     return eventIds.map((id) => byTarget.get(id) ?? []);
-  }, BATCH_ONLY);
+  }, loading);
   return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase };
 }

@@ -9,7 +9,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Config } from "../config/config.ts";
 import type { SharedRateLimitStore } from "../cluster/shared-rate-limits.ts";
 import type { ClusterSignals } from "../cluster/signals.ts";
-import { createContext, type CheckedSite, type ContextServices } from "../graphql/context.ts";
+import { createContext, type CheckedSite, type ContextServices, type GraphQLContext } from "../graphql/context.ts";
 import { DomainError, forbidden, rateLimited, validationError, type FieldError } from "../core/errors.ts";
 import type { IdempotencyScope, RequestHead, RequestInfo } from "../core/request.ts";
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
@@ -264,8 +264,10 @@ export class RestApi {
   ): Promise<RouteResult | CachedRead> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
     const mediaBase = this.services.mediaBase(request);
+    // One context for the request's operations: a personalized read's overlay finds the rows its page read loaded.
+    let shared: GraphQLContext | null = null;
+    const context = () => (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite, true));
     const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
-      const context = () => createContext(this.services.operations, request, mediaBase, idempotency, checkedSite);
       const compiled = document ? this.compiledOverlay(document) : prepared.compiled;
       let result = compiled ? await compiled.query(undefined, context(), variableValues) : null;
       // An error is answered as graphql-js words and shapes it (a read has no side effects to repeat).

@@ -41,7 +41,12 @@ export async function sideBySide(
   try {
     const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
-      service.push(await ctx.load({ ...request, url, durationMs, warmupMs: 300 }));
+      const cpu0 = process.cpuUsage();
+      const one = await ctx.load({ ...request, url, durationMs, warmupMs: 300 });
+      const cpu = process.cpuUsage(cpu0);
+      const served = one.requests + (one.requestsPerSecond * 300) / 1000;
+      console.error(`CPU ${figure}: ${((cpu.user + cpu.system) / served).toFixed(0)} µs/request (${one.requestsPerSecond.toFixed(0)} req/s)`);
+      service.push(one);
       bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs: 300 }));
     }
   } finally {

@@ -188,6 +188,10 @@ for (const provider of PROVIDERS) {
       assert.deepEqual(comment(await list(personal(visitor)), first).reactions, [{ key: "👍", count: 2, mine: true }, { key: "❤️", count: 1, mine: false }]);
       assert.deepEqual(comment(await list(personal(new Visitor(service.url))), first).reactions, anonymous, "another viewer: nothing is mine");
       assert.deepEqual(comment(await list(), first).reactions, anonymous, "the cached anonymous body is untouched by overlays");
+      // A personalized read that misses reads the page and then its overlay in one request, from the rows the page read loaded.
+      service.services.signals.pageChanged({ siteId, pageSlug: page });
+      assert.deepEqual(comment(await list(personal(visitor)), first).reactions, [{ key: "👍", count: 2, mine: true }, { key: "❤️", count: 1, mine: false }]);
+      assert.deepEqual(comment(await list(), first).reactions, anonymous, "the anonymous body it stored has nothing personal");
     });
 
     test("retiring the page drops its reads at once", async () => {

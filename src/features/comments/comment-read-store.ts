@@ -1,5 +1,5 @@
-// Domain reads of the projected comments (Comment rows, their maintained positions and counts,
-// reactions); the projection writes them (src/projection/). The list read's statements run on
+// Domain reads of the projected comments (Comment rows, their maintained positions and counts);
+// the projection writes them (src/projection/). The list read's statements run on
 // the driver, prepared once (src/db/driver-reads.ts): a page's rows are two statements (its count,
 // its positions joined with their comments) however deep the page is.
 import type { Db } from "../../db/client.ts";
@@ -24,7 +24,6 @@ const placedSql = (order: "asc" | "desc") => `SELECT ${COMMENT_COLUMNS} FROM "Co
   WHERE p."siteId" = $1 AND p."pageSlug" = $2 AND p."position" >= $3 AND p."position" <= $4 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
 const PLACED = { asc: placedSql("asc"), desc: placedSql("desc") };
 const COUNT = `SELECT "count" FROM "PageCommentCount" WHERE "siteId" = $1 AND "pageSlug" = $2`;
-const placeholders = (first: number, n: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(", ");
 
 const toComment = (row: CommentRow): Comment => ({ ...row, originServerTs: asBigInt(row.originServerTs), editedAt: asDate(row.editedAt), createdAt: asDate(row.createdAt)! });
 
@@ -48,10 +47,5 @@ export class CommentReadStore {
 
   find(eventId: string): Promise<Comment | null> {
     return this.db.comment.findUnique({ where: { eventId } });
-  }
-
-  /** Which of the events `sender` reacted to, with which keys. */
-  reactionsBy(sender: string, eventIds: string[]): Promise<Array<{ eventId: string; key: string }>> {
-    return this.reads.all(`SELECT "targetEventId" AS "eventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${placeholders(2, eventIds.length)})`, [sender, ...eventIds]);
   }
 }
