@@ -60,9 +60,11 @@ interface Prepared {
   validateQuery: ValidateFunction | null;
 }
 
-const routeIds = new WeakMap<ServerResponse, string>();
+// A property of the response rather than a WeakMap entry: one per request, and weak-map entries cost the garbage collector more.
+const ROUTE_ID = Symbol("routeId");
+type RoutedResponse = ServerResponse & { [ROUTE_ID]?: string };
 /** The route-table entry (operationId) a response answers, once routed (logs and metrics). */
-export const routeIdOf = (res: ServerResponse): string | undefined => routeIds.get(res);
+export const routeIdOf = (res: ServerResponse): string | undefined => (res as RoutedResponse)[ROUTE_ID];
 
 /** The reconnection delay (ms) streams ended by a graceful stop tell their clients. */
 export const STOP_RETRY_MS = 500;
@@ -156,7 +158,7 @@ export class RestApi {
         throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
       }
       const prepared = this.prepared.get(match.route)!;
-      routeIds.set(res, match.route.operationId);
+      (res as RoutedResponse)[ROUTE_ID] = match.route.operationId;
       await this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
