@@ -6,6 +6,9 @@ import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadRe
 
 /** Slices per figure: the service and its reference take turns, so a machine whose load varies weighs on both alike. */
 const ROUNDS = 3;
+/** Load before a figure's first slice (not measured), so each side is measured with its hot code compiled, as a running server is; later slices warm up briefly. */
+const FIRST_WARMUP_MS = 2000;
+const WARMUP_MS = 300;
 
 /** LoadResults of consecutive slices as one: requests per second over their sum, percentiles weighted by requests. */
 export function combine(results: LoadResult[]): LoadResult {
@@ -41,13 +44,9 @@ export async function sideBySide(
   try {
     const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
-      const cpu0 = process.cpuUsage();
-      const one = await ctx.load({ ...request, url, durationMs, warmupMs: 300 });
-      const cpu = process.cpuUsage(cpu0);
-      const served = one.requests + (one.requestsPerSecond * 300) / 1000;
-      console.error(`CPU ${figure}: ${((cpu.user + cpu.system) / served).toFixed(0)} µs/request (${one.requestsPerSecond.toFixed(0)} req/s)`);
-      service.push(one);
-      bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs: 300 }));
+      const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
+      service.push(await ctx.load({ ...request, url, durationMs, warmupMs }));
+      bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
     }
   } finally {
     await reference.stop();
