@@ -1,33 +1,20 @@
 // Rate-limit budgets shared by every instance on one PostgreSQL database: each group's counters
 // live in one table (rate-limiter-flexible's PostgreSQL store), so a client spends one budget
-// whichever instance it reaches. Rows expire with their window and are swept hourly, so memory
-// (and the table) stays bounded by the clients of the last window. If the database cannot
-// answer, the instance falls back to its own in-memory budget for that request (fail open to
-// the per-instance limit, never to no limit).
+// whichever instance it reaches. Instances take the points in leases and spend them in memory
+// (./budget-leases.ts: no round trip per request; a budget of 100 points or more may be off by
+// up to N × (lease − 1) across N instances). Rows expire with their window and are swept hourly,
+// so the table (and each instance's leases) stays bounded by the clients of the last window. If
+// the store cannot answer, the instance falls back to its own in-memory budget for those
+// requests (fail open to the per-instance limit, never to no limit).
 import pg from "pg";
 import { Redis } from "ioredis";
-import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
 import type { Limiter, SharedBudget, SharedRateLimitStore } from "../config/limits.ts";
+import { leasedLimiter } from "./budget-leases.ts";
 
 export type { SharedRateLimitStore } from "../config/limits.ts";
 
 export const RATE_LIMIT_TABLE = "rate_limit_counters";
-
-/** A budget's limiter over a rate-limiter-flexible store, with the per-instance fallback. */
-function sharedLimiter(store: RateLimiterAbstract, budget: SharedBudget): Limiter {
-  return {
-    retryAfterSeconds: budget.fallback.retryAfterSeconds,
-    async take(key: string, now: number): Promise<boolean> {
-      try {
-        await store.consume(key, 1);
-        return true;
-      } catch (err) {
-        if (err instanceof RateLimiterRes) return false;
-        return budget.fallback.take(key, now);
-      }
-    },
-  };
-}
 
 /** Counters in Redis (keys expire with their window). */
 export class RedisRateLimitStore implements SharedRateLimitStore {
@@ -47,7 +34,7 @@ export class RedisRateLimitStore implements SharedRateLimitStore {
   }
 
   limiter(budget: SharedBudget): Limiter {
-    return sharedLimiter(new RateLimiterRedis({ storeClient: this.client, keyPrefix: `comments-rl:${budget.name}`, points: budget.points, duration: budget.windowSeconds, rejectIfRedisNotReady: true }), budget);
+    return leasedLimiter(new RateLimiterRedis({ storeClient: this.client, keyPrefix: `comments-rl:${budget.name}`, points: budget.points, duration: budget.windowSeconds, rejectIfRedisNotReady: true }), budget);
   }
 
   async close(): Promise<void> {
@@ -95,7 +82,7 @@ export class PostgresRateLimitStore implements SharedRateLimitStore {
       duration: budget.windowSeconds,
       clearExpiredByTimeout: true,
     });
-    return sharedLimiter(store, budget);
+    return leasedLimiter(store, budget);
   }
 
   async close(): Promise<void> {
