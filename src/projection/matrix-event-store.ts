@@ -1,9 +1,10 @@
 // The event store (MatrixEvent): every room event the homeserver pushed, keyed by event id.
 // Idempotency rests on event ids, never on transaction ids (a homeserver may renumber its
 // transactions after a restart, so a reused id can carry new events). The read model is derived
-// from the store, and can be rebuilt from it. Stored rows never change but for their status, and
-// applying reads none it writes, so its reads run on the driver, prepared once
-// (src/db/driver-reads.ts): what they see is committed, before the applying transaction began.
+// from the store, and can be rebuilt from it. An event is committed before it is applied, and
+// stored rows never change but for their status, which applying does not read: so applying
+// reads the store on the driver, prepared once (src/db/driver-reads.ts), and sees what is
+// committed, the event itself included.
 import { driverReads, isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
 import type { DriverReads } from "../db/driver-reads.ts";
 import { eventRelation } from "./message-content.ts";
