@@ -1,9 +1,20 @@
-// Comment and Reaction rows, as comments.ts derives them from the event store.
+// Comment and Reaction rows, as comments.ts derives them from the event store. Its reads of a
+// comment's rows run on the driver (committed rows only: comments.ts reads a comment's rows before
+// its transaction writes them).
 import type { Prisma, Tx } from "../db/client.ts";
 import type { Comment, Reaction, Room } from "../db/client.ts";
+import { asBigInt, asDate, type DriverReads } from "../db/driver-reads.ts";
 
-export function commentRow(tx: Tx, eventId: string): Promise<Comment | null> {
-  return tx.comment.findUnique({ where: { eventId } });
+/** What recomputing a comment compares with. */
+export type CommentFields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "authorType" | "authorPublicKey">;
+export type ReactionFields = Pick<Reaction, "eventId" | "sender" | "key" | "originServerTs">;
+
+const COMMENT = `SELECT "status", "content", "editedAt", "replyTo", "threadRoot", "authorType", "authorPublicKey" FROM "Comment" WHERE "eventId" = $1`;
+const REACTIONS = `SELECT "eventId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" = $1`;
+
+export async function commentRow(reads: DriverReads, eventId: string): Promise<CommentFields | null> {
+  const [row] = await reads.all<Omit<CommentFields, "editedAt"> & { editedAt: string | Date | null }>(COMMENT, [eventId]);
+  return row ? { ...row, editedAt: asDate(row.editedAt) } : null;
 }
 
 export async function createComment(tx: Tx, data: Prisma.CommentUncheckedCreateInput): Promise<void> {
@@ -24,8 +35,9 @@ export function commentsBySender(tx: Tx, room: Room, sender: string): Promise<Ar
 }
 
 /** The Reaction rows of a comment. */
-export function reactionRows(tx: Tx, targetEventId: string): Promise<Reaction[]> {
-  return tx.reaction.findMany({ where: { targetEventId } });
+export async function reactionRows(reads: DriverReads, targetEventId: string): Promise<ReactionFields[]> {
+  const rows = await reads.all<Omit<ReactionFields, "originServerTs"> & { originServerTs: number | string }>(REACTIONS, [targetEventId]);
+  return rows.map((row) => ({ ...row, originServerTs: asBigInt(row.originServerTs) }));
 }
 
 /** Removes the reactions `gone` and adds `added` (both possibly empty). */

@@ -2,13 +2,13 @@
 // store whenever an event it depends on is applied (event-kinds.ts says which), and announced on
 // the page's live stream only when what clients see has changed (so a repeated event announces
 // nothing).
-import type { Comment, Reaction } from "../db/client.ts";
+import type { Comment } from "../db/client.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
 import { reactionSummaries } from "./annotations.ts";
-import { changeReactions, commentRow, createComment, reactionRows, updateComment } from "./comment-store.ts";
+import { changeReactions, commentRow, createComment, reactionRows, updateComment, type ReactionFields } from "./comment-store.ts";
 import { deriveCommentState, type CommentState } from "./comment-state.ts";
 import { EDIT_REL_TYPE } from "./edits.ts";
-import { loadEvent, loadRelations, roomRedactions, stateEvent, storedRelation } from "./matrix-event-store.ts";
+import { loadEvent, relationsOf, roomRedactions, stateEvent, storedRelation } from "./matrix-event-store.ts";
 import { eventRelation, isCommentEvent, malformation, proofOf } from "./message-content.ts";
 import { membershipOf } from "./members.ts";
 import { announce, type PageContext } from "./page-context.ts";
@@ -20,11 +20,14 @@ import { virtualUserKey } from "./virtual-user-store.ts";
 /** Relations that change the comment they point at: edits, reactions, votes. */
 export const COMMENT_REL_TYPES: readonly string[] = [EDIT_REL_TYPE, "m.annotation", "m.reference"];
 
-/** The comments a redaction can change: its target, and the comment a redacted edit, reaction or vote relates to. */
+/**
+ * The comments a redaction can change: its target, and the comment a redacted edit, reaction or
+ * vote relates to; each once (an event may relate to itself), as recomputeComment requires.
+ */
 export async function commentsAffectedByRedaction(page: PageContext, redaction: RoomEvent): Promise<string[]> {
   const redacted = eventRelation(redaction)!.relatesTo;
-  const target = await storedRelation(page.tx, redacted);
-  return target?.relatesTo && COMMENT_REL_TYPES.includes(target.relType ?? "") ? [redacted, target.relatesTo] : [redacted];
+  const target = await storedRelation(page.reads, redacted);
+  return target?.relatesTo && target.relatesTo !== redacted && COMMENT_REL_TYPES.includes(target.relType ?? "") ? [redacted, target.relatesTo] : [redacted];
 }
 
 /**
@@ -33,24 +36,31 @@ export async function commentsAffectedByRedaction(page: PageContext, redaction: 
  */
 export async function recomputeRedactionTargets(page: PageContext): Promise<void> {
   const targets = new Set<string>();
-  for (const redaction of await roomRedactions(page.tx, page.room.roomId)) {
+  for (const redaction of await roomRedactions(page.reads, page.room.roomId)) {
     for (const eventId of await commentsAffectedByRedaction(page, redaction)) targets.add(eventId);
   }
   for (const eventId of targets) await recomputeComment(page, eventId);
 }
 
-/** Brings a comment's rows up to date with the store; nothing happens until its own event is stored. */
-export async function recomputeComment(page: PageContext, eventId: string): Promise<void> {
-  const { tx, room } = page;
-  const original = await loadEvent(tx, eventId);
+/**
+ * Brings a comment's rows up to date with the store; nothing happens until its own event is
+ * stored. `stored` is the comment's event as stored, when the caller holds it. Its rows are read
+ * on the driver (committed ones): call it once per comment in an applying transaction.
+ */
+export async function recomputeComment(page: PageContext, eventId: string, stored?: RoomEvent): Promise<void> {
+  const { tx, reads, room } = page;
+  const original = stored ?? (await loadEvent(reads, eventId));
   if (!original || original.room_id !== room.roomId || malformation(original) || !isCommentEvent(original)) return;
   const sound = (events: RoomEvent[]) => events.filter((e) => !malformation(e));
-  const related = sound(await loadRelations(tx, room.roomId, [eventId], COMMENT_REL_TYPES));
-  const redactions = sound(await loadRelations(tx, room.roomId, [eventId, ...related.map((e) => e.event_id)], ["m.redaction"]));
+  const relations = await relationsOf(reads, room.roomId, eventId, COMMENT_REL_TYPES);
+  const related = sound(relations.related);
+  // Redactions of the comment and of its sound relations (the others count for nothing).
+  const targets = new Set([eventId, ...related.map((e) => e.event_id)]);
+  const redactions = sound(relations.redactions).filter((r) => targets.has(eventRelation(r)!.relatesTo));
   // Power levels in force when each redaction was sent: a later demotion does not undo it.
   const powerLevels = new Map<string, Record<string, unknown> | null>();
   for (const redaction of redactions) {
-    powerLevels.set(redaction.event_id, obj((await stateEvent(tx, room.roomId, "m.room.power_levels", "", redaction))?.content));
+    powerLevels.set(redaction.event_id, obj((await stateEvent(reads, room.roomId, "m.room.power_levels", "", redaction))?.content));
   }
   const state = deriveCommentState({
     original,
@@ -59,8 +69,8 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
     takesEffect: (redaction, target) => redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
   });
 
-  const before = await commentRow(tx, eventId);
-  const beforeReactions = await reactionRows(tx, eventId);
+  const before = await commentRow(reads, eventId);
+  const beforeReactions = await reactionRows(reads, eventId);
   const fields = {
     status: state.status,
     content: JSON.stringify(state.content),
@@ -86,7 +96,7 @@ export async function recomputeComment(page: PageContext, eventId: string): Prom
   // A visitor's comment projected before its key was known (a backfill reads a redacted
   // comment without its proof block) takes the key once the virtual user is recorded.
   if (before?.authorType === "visitor" && before.authorPublicKey === null) {
-    const authorPublicKey = await virtualUserKey(tx, original.sender);
+    const authorPublicKey = await virtualUserKey(reads, original.sender);
     if (authorPublicKey !== null) await updateComment(tx, eventId, { authorPublicKey });
   }
   await syncReactions(page, eventId, beforeReactions, state);
@@ -121,7 +131,7 @@ function deletedPayload(eventId: string, redaction: RoomEvent | null): Record<st
 }
 
 /** Makes the comment's Reaction rows the reactions in force. */
-async function syncReactions(page: PageContext, targetEventId: string, before: Reaction[], state: CommentState): Promise<void> {
+async function syncReactions(page: PageContext, targetEventId: string, before: ReactionFields[], state: CommentState): Promise<void> {
   const wanted = new Set(state.reactions.map((r) => r.eventId));
   const had = new Set(before.map((r) => r.eventId));
   const gone = before.filter((r) => !wanted.has(r.eventId)).map((r) => r.eventId);
@@ -138,11 +148,11 @@ async function syncReactions(page: PageContext, targetEventId: string, before: R
  * service can send as those users (exclusive namespace).
  */
 async function authorOf(page: PageContext, event: RoomEvent) {
-  const { displayName, avatarUrl } = membershipOf(await stateEvent(page.tx, page.room.roomId, "m.room.member", event.sender, event));
+  const { displayName, avatarUrl } = membershipOf(await stateEvent(page.reads, page.room.roomId, "m.room.member", event.sender, event));
   const profile = { displayName, avatarUrl };
   if (!page.names.isVisitorUserId(event.sender)) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
   const proof = proofOf(event.content);
-  const known = await virtualUserKey(page.tx, event.sender);
+  const known = await virtualUserKey(page.reads, event.sender);
   const derived = proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null;
   return { authorType: "visitor", authorPublicKey: known ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
 }

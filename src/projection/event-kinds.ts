@@ -40,7 +40,7 @@ const relation = (relType: string): Match => ({
   matches: (event) => event.state_key === undefined && !isCommentEvent(event) && eventRelation(event)?.relType === relType,
 });
 
-const recomputeItself = (page: PageContext, event: RoomEvent) => recomputeComment(page, event.event_id);
+const recomputeItself = (page: PageContext, event: RoomEvent) => recomputeComment(page, event.event_id, event);
 const recomputeTarget = (page: PageContext, event: RoomEvent) => recomputeComment(page, eventRelation(event)!.relatesTo);
 
 const CURRENT_STATE = "The room's current state of the kind (RoomState; the newest by origin_server_ts, then event id)";

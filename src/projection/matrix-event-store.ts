@@ -1,8 +1,12 @@
 // The event store (MatrixEvent): every room event the homeserver pushed, keyed by event id.
 // Idempotency rests on event ids, never on transaction ids (a homeserver may renumber its
 // transactions after a restart, so a reused id can carry new events). The read model is derived
-// from the store, and can be rebuilt from it.
-import { isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
+// from the store, and can be rebuilt from it. An event is committed before it is applied, and
+// stored rows never change but for their status, which applying does not read: so applying
+// reads the store on the driver, prepared once (src/db/driver-reads.ts), and sees what is
+// committed, the event itself included.
+import { driverReads, isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
+import type { DriverReads } from "../db/driver-reads.ts";
 import { eventRelation } from "./message-content.ts";
 import type { RoomEvent } from "./room-event.ts";
 
@@ -11,15 +15,34 @@ export type EventStatus = "applied" | "waiting" | "failed";
 
 const parse = (row: { json: string }): RoomEvent => JSON.parse(row.json) as RoomEvent;
 
+const EVENT = `SELECT "status", "relType", "relatesTo", "json" FROM "MatrixEvent" WHERE "eventId" = $1`;
+
+interface EventRow {
+  status: EventStatus;
+  relType: string | null;
+  relatesTo: string | null;
+  json: string;
+}
+
+async function eventRow(reads: DriverReads, eventId: string): Promise<EventRow | null> {
+  return (await reads.all<EventRow>(EVENT, [eventId]))[0] ?? null;
+}
+
+/** A stored event as it is stored (a homeserver may push it again with other unsigned data), and its status. */
+export interface StoredEvent {
+  status: EventStatus;
+  event: RoomEvent;
+}
+
 /**
- * Stores a pushed event as "waiting" unless it is stored already, and returns its stored
- * status; null for an event without ids, which can be neither stored nor applied. Tolerates
- * any other shape: a malformed event is stored, then recorded for repair when applied.
+ * Stores a pushed event as "waiting" unless it is stored already, and returns it as stored;
+ * null for an event without ids, which can be neither stored nor applied. Tolerates any other
+ * shape: a malformed event is stored, then recorded for repair when applied.
  */
-export async function storeEvent(db: Db, event: RoomEvent): Promise<EventStatus | null> {
+export async function storeEvent(db: Db, event: RoomEvent): Promise<StoredEvent | null> {
   if (typeof event?.event_id !== "string" || typeof event.room_id !== "string") return null;
-  const existing = await db.matrixEvent.findUnique({ where: { eventId: event.event_id }, select: { status: true } });
-  if (existing) return existing.status as EventStatus;
+  const existing = await eventRow(driverReads(db), event.event_id);
+  if (existing) return { status: existing.status, event: parse(existing) };
   const relation = eventRelation(event);
   try {
     await db.matrixEvent.create({
@@ -41,7 +64,7 @@ export async function storeEvent(db: Db, event: RoomEvent): Promise<EventStatus 
     if (isUniqueViolation(err)) return storeEvent(db, event);
     throw err;
   }
-  return "waiting";
+  return { status: "waiting", event };
 }
 
 const APPLY_TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
@@ -81,49 +104,53 @@ export async function storedStatuses(db: Db, eventIds: string[]): Promise<Map<st
 }
 
 /** Where a stored event points (its relation as indexed), or null when it is not stored. */
-export function storedRelation(tx: Tx, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
-  return tx.matrixEvent.findUnique({ where: { eventId }, select: { relType: true, relatesTo: true } });
+export async function storedRelation(reads: DriverReads, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
+  return eventRow(reads, eventId);
 }
 
-export async function loadEvent(tx: Tx, eventId: string): Promise<RoomEvent | null> {
-  const row = await tx.matrixEvent.findUnique({ where: { eventId }, select: { json: true } });
+export async function loadEvent(reads: DriverReads, eventId: string): Promise<RoomEvent | null> {
+  const row = await eventRow(reads, eventId);
   return row && parse(row);
 }
 
-/** Stored events of the room relating to any of `targets` by one of `relTypes`. */
-export async function loadRelations(tx: Tx, roomId: string, targets: string[], relTypes: readonly string[]): Promise<RoomEvent[]> {
-  const rows = await tx.matrixEvent.findMany({
-    where: { roomId, relatesTo: { in: targets }, relType: { in: [...relTypes] } },
-    orderBy: { seq: "asc" },
-    select: { json: true },
-  });
-  return rows.map(parse);
+const REDACTION = "m.redaction";
+
+/**
+ * Stored events of the room relating to `eventId` by one of `relTypes`, and the redactions of it
+ * and of them, each in arrival order: one statement (UNION drops the repeats of an event relating
+ * to itself).
+ */
+export async function relationsOf(reads: DriverReads, roomId: string, eventId: string, relTypes: readonly string[]): Promise<{ related: RoomEvent[]; redactions: RoomEvent[] }> {
+  const types = relTypes.map((_, i) => `$${i + 4}`).join(", ");
+  const sql = `SELECT "seq", "relType", "json" FROM "MatrixEvent" WHERE "relatesTo" = $2 AND "roomId" = $1 AND ("relType" = $3 OR "relType" IN (${types}))
+  UNION SELECT r."seq", r."relType", r."json" FROM "MatrixEvent" e JOIN "MatrixEvent" r ON r."relatesTo" = e."eventId"
+  WHERE e."relatesTo" = $2 AND e."roomId" = $1 AND e."relType" IN (${types}) AND r."roomId" = $1 AND r."relType" = $3
+  ORDER BY "seq"`;
+  const rows = await reads.all<{ relType: string; json: string }>(sql, [roomId, eventId, REDACTION, ...relTypes]);
+  const of = (redactions: boolean) => rows.filter((r) => (r.relType === REDACTION) === redactions).map(parse);
+  return { related: of(false), redactions: of(true) };
 }
 
+const REDACTIONS = `SELECT "json" FROM "MatrixEvent" WHERE "roomId" = $1 AND "relType" = $2 ORDER BY "seq"`;
+
 /** Every stored redaction of the room. */
-export async function roomRedactions(tx: Tx, roomId: string): Promise<RoomEvent[]> {
-  const rows = await tx.matrixEvent.findMany({ where: { roomId, relType: "m.redaction" }, orderBy: { seq: "asc" }, select: { json: true } });
-  return rows.map(parse);
+export async function roomRedactions(reads: DriverReads, roomId: string): Promise<RoomEvent[]> {
+  return (await reads.all<{ json: string }>(REDACTIONS, [roomId, REDACTION])).map(parse);
 }
+
+const NEWEST_STATE = `SELECT "json" FROM "MatrixEvent" WHERE "roomId" = $1 AND "type" = $2 AND "stateKey" = $3`;
+const BY_TIMELINE = `ORDER BY "originServerTs" DESC, "eventId" DESC LIMIT 1`;
+const STATE = `${NEWEST_STATE} ${BY_TIMELINE}`;
+const STATE_AT = `${NEWEST_STATE} AND ("originServerTs" < $4 OR ("originServerTs" = $4 AND "eventId" <= $5)) ${BY_TIMELINE}`;
 
 /**
  * The newest stored state event of a kind (origin_server_ts, then event id): the current one,
  * or with `at` the one in force when that event was sent. Derived from the store, so it does not
  * depend on arrival order.
  */
-export async function stateEvent(tx: Tx, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
-  const ts = at ? BigInt(at.origin_server_ts) : null;
-  const row = await tx.matrixEvent.findFirst({
-    where: {
-      roomId,
-      type,
-      stateKey,
-      ...(at ? { OR: [{ originServerTs: { lt: ts! } }, { originServerTs: ts!, eventId: { lte: at.event_id } }] } : {}),
-    },
-    orderBy: [{ originServerTs: "desc" }, { eventId: "desc" }],
-    select: { json: true },
-  });
-  return row && parse(row);
+export async function stateEvent(reads: DriverReads, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
+  const [row] = await reads.all<{ json: string }>(at ? STATE_AT : STATE, at ? [roomId, type, stateKey, at.origin_server_ts, at.event_id] : [roomId, type, stateKey]);
+  return row ? parse(row) : null;
 }
 
 /** How many stored events there are per status (a rebuild's summary). */

@@ -23,7 +23,7 @@ const sameProfile = (a: Profile, b: Profile) => a.displayName === b.displayName 
 
 export async function projectMember(page: PageContext, userId: string): Promise<void> {
   const { tx, room } = page;
-  const after = membershipOf(await stateEvent(tx, room.roomId, "m.room.member", userId));
+  const after = membershipOf(await stateEvent(page.reads, room.roomId, "m.room.member", userId));
   const before = await memberRow(tx, room.roomId, userId);
   if (before && before.membership === after.membership && sameProfile(before, after)) return;
   await saveMember(tx, room.roomId, userId, after);

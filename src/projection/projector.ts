@@ -6,7 +6,7 @@
 // skipped, never blocking what follows; only a database failure fails the transaction (and the
 // homeserver retries it). Ephemeral data may be emitted twice on a retry, which is harmless:
 // typing is a state, receipts and presence repeat.
-import type { Db } from "../db/client.ts";
+import { driverReads, type Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
@@ -56,8 +56,8 @@ export class Projector {
         for (const event of events) {
           if (await this.botIntake?.(event)) continue;
           // Committed before the room is checked, so a room recorded meanwhile replays it.
-          const status = await storeEvent(this.db, event);
-          if (status !== null && status !== "applied") changes.add(await this.apply(event));
+          const stored = await storeEvent(this.db, event);
+          if (stored !== null && stored.status !== "applied") changes.add(await this.apply(stored.event));
         }
       });
       for (const event of ephemeral) await ephemeralKind(event)?.apply(this.ephemeral, event);
@@ -100,16 +100,17 @@ export class Projector {
     }
   }
 
-  /**
-   * Applies a stored event if its room is known (a page room, or a site's Space for room state);
-   * otherwise it keeps waiting. An event that cannot be applied is recorded for repair. Returns
-   * the page (or for a Space, the site) whose derived data the applied event may have changed.
-   */
   /** Called with each applied event's origin_server_ts (metrics: the projection lag). */
   onProjected: ((originServerTs: number) => void) | null = null;
   /** A page room's tombstone was applied (the rooms feature adopts the successor); must not throw. */
   onRoomReplaced: ((roomId: string, successor: string) => void) | null = null;
 
+  /**
+   * Applies a stored event (as stored) if its room is known (a page room, or a site's Space for
+   * room state); otherwise it keeps waiting. An event that cannot be applied is recorded for
+   * repair. Returns the page (or for a Space, the site) whose derived data the applied event may
+   * have changed.
+   */
   async apply(event: RoomEvent): Promise<PageChange | null> {
     const room = await pageRoom(this.db, event.room_id);
     const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
@@ -117,14 +118,15 @@ export class Projector {
     let applied: boolean;
     // Known once the event is well-formed (a malformed one may not even be matched).
     const known: { kind: RoomEventKind | null } = { kind: null };
+    const reads = driverReads(this.db);
     try {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
         const kind = (known.kind = roomEventKind(event));
         await kind?.inAnyRoom?.(tx, event);
-        if (room) await kind?.inPageRoom?.({ tx, room, names: this.names, live: this.live }, event);
-        await resolveRepair(tx, event.event_id);
+        if (room) await kind?.inPageRoom?.({ tx, reads, room, names: this.names, live: this.live }, event);
+        await resolveRepair(tx, reads, event.event_id);
       });
     } catch (err) {
       if (databaseTrouble(err)) throw err;

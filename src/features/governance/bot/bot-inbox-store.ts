@@ -1,5 +1,7 @@
 // The AS bot's rows: its DM rooms (BotRoom) and its durable inbox of events (BotInboxEvent).
-import type { Db } from "../../../db/client.ts";
+import { driverReads, type Db } from "../../../db/client.ts";
+
+const BOT_ROOM = `SELECT 1 AS "found" FROM "BotRoom" WHERE "roomId" = $1`;
 
 export class BotInboxStore {
   constructor(private readonly db: Db) {}
@@ -8,8 +10,9 @@ export class BotInboxStore {
     return this.db.botRoom.findUnique({ where: { roomId } });
   }
 
+  /** Asked of every pushed event, so on the driver, prepared once (the rows are committed when recorded). */
   async isBotRoom(roomId: string): Promise<boolean> {
-    return (await this.db.botRoom.findUnique({ where: { roomId }, select: { roomId: true } })) !== null;
+    return (await driverReads(this.db).all(BOT_ROOM, [roomId])).length > 0;
   }
 
   /** Records (or re-records) a room the bot was invited to, with what the bot did: "joined" or "declined". */
