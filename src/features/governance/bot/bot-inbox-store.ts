@@ -1,5 +1,6 @@
 // The AS bot's rows: its DM rooms (BotRoom) and its durable inbox of events (BotInboxEvent).
 import type { Db } from "../../../db/client.ts";
+import { driverReads } from "../../../db/client.ts";
 
 export class BotInboxStore {
   constructor(private readonly db: Db) {}
@@ -8,8 +9,9 @@ export class BotInboxStore {
     return this.db.botRoom.findUnique({ where: { roomId } });
   }
 
+  /** Asked for every pushed event: a statement prepared on the driver (src/db/driver-reads.ts). */
   async isBotRoom(roomId: string): Promise<boolean> {
-    return (await this.db.botRoom.findUnique({ where: { roomId }, select: { roomId: true } })) !== null;
+    return (await driverReads(this.db).all(`SELECT 1 FROM "BotRoom" WHERE "roomId" = $1`, [roomId])).length > 0;
   }
 
   /** Records (or re-records) a room the bot was invited to, with what the bot did: "joined" or "declined". */
