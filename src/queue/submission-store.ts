@@ -45,7 +45,7 @@ export interface Outcome {
 /** The row as this claim left it: still queued, on the claim's attempt ($1 the id, $2 the attempt). */
 const HELD = `"id" = $1 AND "attempts" = $2 AND "status" = 'queued'`;
 
-/** The lane heads' claim: leases and counts the attempt of up to $4 rows, at $1 (now) until $2. */
+/** The lane heads' claim: leases and counts the attempt of up to $3 rows, at $1 (now) until $2. */
 const claimSql = (lock: string) => `
     UPDATE "Submission" SET "leaseUntil" = $2, "attempts" = "attempts" + 1, "updatedAt" = $1
     WHERE "status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (

@@ -91,7 +91,6 @@ export class SiteStore {
     await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId } });
   }
 
-
   /** Sets the HMAC secret; with `replace` false only where there is none. False when nothing was set. */
   async setSecret(siteId: string, secret: string, replace: boolean): Promise<boolean> {
     const { count } = await this.db.site.updateMany({ where: replace ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
