@@ -6,8 +6,15 @@
 // PostgreSQL's `$1` placeholders (bound in their order for SQLite) and the quoted model and field
 // names both schemas share. Rows come back with the drivers' plain values: integers as numbers
 // (SQLite) or text (PostgreSQL BIGINT), timestamps as text (ISO 8601 on SQLite, PostgreSQL's own
-// form in UTC); the stores map them to their types (`asDate`, `asBigInt`).
+// form in UTC); the stores map them to their types (`asDate`, `asBigInt`). A Date parameter binds
+// as Prisma stores timestamps, so statements compare and write them alike.
+//
+// `run` writes, one statement committing on its own (the queue's claims and outcomes). On SQLite
+// it has a connection of its own with no busy timeout: better-sqlite3 waits out a busy database
+// synchronously, blocking the event loop, and so the Prisma interactive transaction holding the
+// write lock across awaits could never finish; a busy write is retried after a pause instead.
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { providerOf, sqlitePath } from "./database-url.ts";
@@ -15,6 +22,8 @@ import { providerOf, sqlitePath } from "./database-url.ts";
 export interface DriverReads {
   /** Runs a read-only statement (prepared on first use); resolves its rows. */
   all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  /** Runs a writing statement, committed on its own; resolves its rows (RETURNING) and how many rows it changed. */
+  run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }>;
   close(): Promise<void>;
 }
 
@@ -22,6 +31,9 @@ export interface DriverReads {
 const MAX_STATEMENTS = 256;
 /** Pooled connections for these reads (PostgreSQL), beside the Prisma client's own pool. */
 const POOL_SIZE = 8;
+/** How long a SQLite write retries while the database is busy: the Prisma client's busy timeout (client.ts). */
+const BUSY_TIMEOUT_MS = 10_000;
+const MAX_BUSY_PAUSE_MS = 20;
 
 export function openDriverReads(url: string): DriverReads {
   return providerOf(url) === "postgres" ? new PostgresReads(url) : new SqliteReads(sqlitePath(url));
@@ -33,31 +45,74 @@ interface SqliteStatement {
   binds: number[];
 }
 
-class SqliteReads implements DriverReads {
+/** A SQLite connection, opened on first use, and its statements. */
+class SqliteConnection {
   private connection: Database.Database | null = null;
   private readonly statements = new Map<string, SqliteStatement>();
 
-  // A connection of its own (WAL: it reads what the writers committed); an in-memory database
-  // is private to its connection, so it cannot have one.
-  constructor(private readonly path: string) {
-    if (path === ":memory:") throw new Error("driver reads need a database file, not :memory:");
-  }
+  constructor(
+    private readonly path: string,
+    private readonly timeout: number,
+  ) {}
 
-  async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+  /** The statement prepared for `sql`, and the parameters it binds, in their order. */
+  bind(sql: string, params: readonly unknown[]): { statement: Database.Statement; values: unknown[] } {
     let prepared = this.statements.get(sql);
     if (!prepared) {
-      this.connection ??= new Database(this.path, { timeout: 10_000 });
+      this.connection ??= new Database(this.path, { timeout: this.timeout });
       prepared = { statement: this.connection.prepare(sql.replace(/\$\d+/g, "?")), binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1) };
       if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, prepared);
     }
-    return prepared.statement.all(...prepared.binds.map((i) => params[i])) as Row[];
+    // A Date as Prisma's SQLite adapter stores a DateTime.
+    const values = prepared.binds.map((i) => params[i]).map((value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value));
+    return { statement: prepared.statement, values };
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.statements.clear();
     this.connection?.close();
     this.connection = null;
+  }
+}
+
+const isBusy = (err: unknown): boolean => typeof (err as { code?: unknown } | null)?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_BUSY");
+
+class SqliteReads implements DriverReads {
+  private readonly reads: SqliteConnection;
+  private readonly writes: SqliteConnection;
+
+  // Connections of their own (WAL: reads see what the writers committed); an in-memory database
+  // is private to its connection, so it cannot have them.
+  constructor(path: string) {
+    if (path === ":memory:") throw new Error("driver reads need a database file, not :memory:");
+    this.reads = new SqliteConnection(path, BUSY_TIMEOUT_MS);
+    this.writes = new SqliteConnection(path, 0);
+  }
+
+  async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const { statement, values } = this.reads.bind(sql, params);
+    return statement.all(...values) as Row[];
+  }
+
+  async run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
+    const { statement, values } = this.writes.bind(sql, params);
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
+      try {
+        if (!statement.reader) return { rows: [], count: statement.run(...values).changes };
+        const rows = statement.all(...values) as Row[];
+        return { rows, count: rows.length };
+      } catch (err) {
+        if (!isBusy(err) || Date.now() >= deadline) throw err;
+      }
+      await sleep(pause);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.reads.close();
+    this.writes.close();
   }
 }
 
@@ -78,14 +133,24 @@ class PostgresReads implements DriverReads {
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return (await this.query(sql, params)).rows as Row[];
+  }
+
+  async run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
+    const result = await this.query(sql, params);
+    return { rows: result.rows as Row[], count: result.rowCount ?? 0 };
+  }
+
+  private query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
     let name = this.names.get(sql);
     if (name === undefined) {
       name = `r${createHash("sha256").update(sql).digest("hex").slice(0, 20)}`;
       if (this.names.size >= MAX_STATEMENTS) this.names.delete(this.names.keys().next().value!);
       this.names.set(sql, name);
     }
-    const result = await this.pool.query({ name, text: sql, values: params as unknown[] });
-    return result.rows as Row[];
+    // A Date as UTC text: a timestamp without time zone takes it as written (Prisma stores UTC).
+    const values = params.map((value) => (value instanceof Date ? value.toISOString() : value));
+    return this.pool.query({ name, text: sql, values });
   }
 
   close(): Promise<void> {

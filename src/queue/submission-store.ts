@@ -5,9 +5,12 @@
 // it. A head waiting out a retry, or leased to a worker, blocks its own lane and no other. The
 // claim is one statement, so it is atomic on both providers; on PostgreSQL
 // `FOR UPDATE SKIP LOCKED` lets instances claim side by side without waiting for each other.
+// Claims, lease renewals and outcomes, a few of each submission, run on the driver, prepared once
+// (src/db/driver-reads.ts `run`).
 import type { Db, Tx } from "../db/client.ts";
 import type { Provider } from "../db/database-url.ts";
-import { Prisma, type Submission } from "../db/client.ts";
+import { driverReads, Prisma, type Submission } from "../db/client.ts";
+import { asDate, type DriverReads } from "../db/driver-reads.ts";
 
 /** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
 export interface Claim {
@@ -39,11 +42,47 @@ export interface Outcome {
   nextAttemptAt?: Date;
 }
 
-/** The row as this claim left it: still queued, on the claim's attempt. */
-const held = (claim: Claim) => ({ id: claim.id, attempts: claim.attempts, status: "queued" });
+/** The row as this claim left it: still queued, on the claim's attempt ($1 the id, $2 the attempt). */
+const HELD = `"id" = $1 AND "attempts" = $2 AND "status" = 'queued'`;
+
+/** The lane heads' claim: leases and counts the attempt of up to $3 rows, at $1 (now) until $2. */
+const claimSql = (lock: string) => `
+    UPDATE "Submission" SET "leaseUntil" = $2, "attempts" = "attempts" + 1, "updatedAt" = $1
+    WHERE "status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
+      SELECT s."id" FROM "Submission" s
+      WHERE s."status" = 'queued' AND s."nextAttemptAt" <= $1 AND (s."leaseUntil" IS NULL OR s."leaseUntil" < $1)
+        AND NOT EXISTS (
+          SELECT 1 FROM "Submission" e
+          WHERE e."status" = 'queued' AND e."siteId" = s."siteId" AND e."pageSlug" = s."pageSlug"
+            AND (e."createdAt" < s."createdAt" OR (e."createdAt" = s."createdAt" AND e."id" < s."id"))
+        )
+      ORDER BY s."createdAt", s."id"
+      LIMIT $3
+      ${lock}
+    )
+    RETURNING *`;
+const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE OF s SKIP LOCKED") };
+
+/** A Submission row as the drivers return it. */
+type SubmissionRow = Omit<Submission, "nextAttemptAt" | "leaseUntil" | "createdAt" | "updatedAt" | "completedAt"> &
+  Record<"nextAttemptAt" | "createdAt" | "updatedAt", string | Date> &
+  Record<"leaseUntil" | "completedAt", string | Date | null>;
+
+const toSubmission = (row: SubmissionRow): Submission => ({
+  ...row,
+  nextAttemptAt: asDate(row.nextAttemptAt)!,
+  leaseUntil: asDate(row.leaseUntil),
+  createdAt: asDate(row.createdAt)!,
+  updatedAt: asDate(row.updatedAt)!,
+  completedAt: asDate(row.completedAt),
+});
 
 export class SubmissionStore {
   constructor(private readonly db: Db) {}
+
+  private get driver(): DriverReads {
+    return driverReads(this.db);
+  }
 
   /** Stores an accepted write, in the transaction that spends its challenge. */
   async add(tx: Tx, data: Prisma.SubmissionUncheckedCreateInput): Promise<void> {
@@ -51,37 +90,25 @@ export class SubmissionStore {
   }
 
   /** Claims up to `limit` lane heads; returns them as claimed (attempts counts this attempt). */
-  claimLaneHeads(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<Submission[]> {
-    const lock = provider === "postgres" ? Prisma.sql`FOR UPDATE OF s SKIP LOCKED` : Prisma.empty;
+  async claimLaneHeads(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<Submission[]> {
     // The lease conditions are repeated in the UPDATE: on PostgreSQL a row locked and committed by
     // another claim between the subquery's snapshot and the update is re-checked against them.
-    // RETURNING * reads back as Prisma reads the model (same column names and types, both providers).
-    return this.db.$queryRaw<Submission[]>`
-    UPDATE "Submission" SET "leaseUntil" = ${leaseUntil}, "attempts" = "attempts" + 1, "updatedAt" = ${now}
-    WHERE "status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now}) AND "id" IN (
-      SELECT s."id" FROM "Submission" s
-      WHERE s."status" = 'queued' AND s."nextAttemptAt" <= ${now} AND (s."leaseUntil" IS NULL OR s."leaseUntil" < ${now})
-        AND NOT EXISTS (
-          SELECT 1 FROM "Submission" e
-          WHERE e."status" = 'queued' AND e."siteId" = s."siteId" AND e."pageSlug" = s."pageSlug"
-            AND (e."createdAt" < s."createdAt" OR (e."createdAt" = s."createdAt" AND e."id" < s."id"))
-        )
-      ORDER BY s."createdAt", s."id"
-      LIMIT ${limit}
-      ${lock}
-    )
-    RETURNING *`;
+    const { rows } = await this.driver.run<SubmissionRow>(CLAIM[provider], [now, leaseUntil, limit]);
+    return rows.map(toSubmission);
   }
 
   /** Extends a claim's lease, if the claim still holds its row. */
   async renewLease(claim: Claim, leaseUntil: Date): Promise<void> {
-    await this.db.submission.updateMany({ where: held(claim), data: { leaseUntil } });
+    await this.driver.run(`UPDATE "Submission" SET "leaseUntil" = $3, "updatedAt" = $4 WHERE ${HELD}`, [claim.id, claim.attempts, leaseUntil, new Date()]);
   }
 
   /** Records an outcome unless the claim was lost meanwhile; false when it was. */
   async record(claim: Claim, outcome: Outcome): Promise<boolean> {
-    const updated = await this.db.submission.updateMany({ where: held(claim), data: outcome });
-    return updated.count > 0;
+    // One statement text per outcome shape (sent, retried, failed), each prepared once.
+    const columns = (Object.keys(outcome) as (keyof Outcome)[]).filter((column) => outcome[column] !== undefined);
+    const set = [...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 3}`).join(", ");
+    const { count } = await this.driver.run(`UPDATE "Submission" SET ${set} WHERE ${HELD}`, [claim.id, claim.attempts, ...columns.map((c) => outcome[c]), new Date()]);
+    return count > 0;
   }
 
   /** The event the projection already has from this submission (an earlier attempt's), if any. */

@@ -1,6 +1,8 @@
 // Idempotency records: a write made with an Idempotency-Key stores its response in the same
 // transaction as its effect; a retry with the same key and request replays it for 24 hours.
 import type { Db, Tx } from "../db/client.ts";
+import { driverReads } from "../db/client.ts";
+import { asDate } from "../db/driver-reads.ts";
 import { DomainError } from "../core/errors.ts";
 import type { IdempotencyScope } from "../core/request.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "../security/idempotency.ts";
@@ -15,8 +17,13 @@ export class IdempotencyStore {
 
   /** The stored response for a matching retry; 409 when the key was used for another request. */
   async replay(author: string, scope: IdempotencyScope, now = new Date()): Promise<StoredResponse | null> {
-    const record = await this.db.idempotencyRecord.findUnique({ where: { authorPublicKey_key: { authorPublicKey: author, key: scope.key } } });
-    if (!record || record.expiresAt <= now) return null;
+    // On every keyed write: a statement prepared on the driver (src/db/driver-reads.ts), which reads
+    // committed rows only, as both callers want (before the write, and after losing a race to a commit).
+    const [record] = await driverReads(this.db).all<{ fingerprint: string; status: number; body: string; expiresAt: string | Date }>(
+      `SELECT "fingerprint", "status", "body", "expiresAt" FROM "IdempotencyRecord" WHERE "authorPublicKey" = $1 AND "key" = $2`,
+      [author, scope.key],
+    );
+    if (!record || asDate(record.expiresAt)! <= now) return null;
     if (record.fingerprint !== scope.fingerprint) {
       throw new DomainError("idempotency-key-reused", 409, "This Idempotency-Key was already used for a different request.");
     }
@@ -25,18 +32,17 @@ export class IdempotencyStore {
 
   /** Records the response inside the transaction that commits the write. */
   async record(tx: Tx, author: string, scope: IdempotencyScope, response: StoredResponse, now = new Date()): Promise<void> {
-    const data = {
-      fingerprint: scope.fingerprint,
-      status: response.status,
-      body: JSON.stringify(response.body),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-    };
-    // An expired record for the same key is replaced: the key is free again after 24 hours.
-    await tx.idempotencyRecord.deleteMany({ where: { authorPublicKey: author, key: scope.key, expiresAt: { lte: now } } });
-    // A concurrent request with the same key that committed first makes this create fail,
-    // rolling this write back; the caller then replays the winner's response.
-    await tx.idempotencyRecord.create({ data: { authorPublicKey: author, key: scope.key, ...data } });
+    const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS);
+    // One statement: an expired record for the same key is replaced (the key is free again after
+    // 24 hours); a live one, which a concurrent request with the same key committed first, is
+    // left as it is, and this write is rolled back: the caller then replays the winner's response.
+    const stored = await tx.$executeRaw`
+      INSERT INTO "IdempotencyRecord" ("authorPublicKey", "key", "fingerprint", "status", "body", "createdAt", "expiresAt")
+      VALUES (${author}, ${scope.key}, ${scope.fingerprint}, ${response.status}, ${JSON.stringify(response.body)}, ${now}, ${expiresAt})
+      ON CONFLICT ("authorPublicKey", "key") DO UPDATE SET "fingerprint" = excluded."fingerprint", "status" = excluded."status",
+        "body" = excluded."body", "createdAt" = excluded."createdAt", "expiresAt" = excluded."expiresAt"
+      WHERE "IdempotencyRecord"."expiresAt" <= excluded."createdAt"`;
+    if (stored === 0) throw new Error(`Idempotency-Key ${scope.key} was recorded by a concurrent request`);
   }
 
   async pruneExpired(now = new Date()): Promise<void> {

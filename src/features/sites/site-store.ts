@@ -2,12 +2,20 @@
 import type { Db, Prisma } from "../../db/client.ts";
 import { driverReads } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
+import type { SiteWithOrigins } from "./sites.ts";
 
 const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
 export type SiteRow = Prisma.SiteGetPayload<{ include: typeof WITH_ORIGINS }>;
 
 /** The selection a Pothos `t.prismaField` resolver passes for the fields the query asked for. */
 export type SiteQuery = { include?: Prisma.SiteInclude; select?: Prisma.SiteSelect };
+
+/** The site-write gate's row: the site's columns, one of its origins (none: nulls), the page's retiring flag (drivers give 0/1 or booleans). */
+type WriteGateRow = Omit<SiteWithOrigins, "origins" | "idGenerated"> & { idGenerated: boolean | number; origin: string | null; originSource: string | null; pageRetiring: boolean | number };
+
+const WRITE_GATE = `SELECT s."id", s."source", s."status", s."spaceRoomId", s."hmacSecret", s."idGenerated", s."claimTokenHash", o."origin", o."source" AS "originSource",
+  EXISTS (SELECT 1 FROM "Room" r WHERE r."siteId" = s."id" AND r."pageSlug" = $2 AND r."state" = 'retiring') AS "pageRetiring"
+FROM "Site" s LEFT JOIN "SiteOrigin" o ON o."siteId" = s."id" WHERE s."id" = $1`;
 
 export class SiteStore {
   constructor(private readonly db: Db) {}
@@ -52,6 +60,19 @@ export class SiteStore {
     return row ?? null;
   }
 
+  /**
+   * On the path of every write, one statement on the driver: the site with its origins (a row per
+   * origin), and whether the page, when given, has a room being retired.
+   */
+  async forWrite(siteId: string, pageSlug: string | null): Promise<{ site: SiteWithOrigins; pageRetiring: boolean } | null> {
+    const rows = await driverReads(this.db).all<WriteGateRow>(WRITE_GATE, [siteId, pageSlug]);
+    const [row] = rows;
+    if (!row) return null;
+    const origins = rows.flatMap((r) => (r.origin === null ? [] : [{ origin: r.origin, source: r.originSource! }]));
+    const site = { id: row.id, source: row.source, status: row.status, spaceRoomId: row.spaceRoomId, hmacSecret: row.hmacSecret, idGenerated: Boolean(row.idGenerated), claimTokenHash: row.claimTokenHash, origins };
+    return { site, pageRetiring: Boolean(row.pageRetiring) };
+  }
+
   async spaceRoomId(siteId: string): Promise<string | null> {
     return (await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }))?.spaceRoomId ?? null;
   }
@@ -68,11 +89,6 @@ export class SiteStore {
 
   async setSpaceRoomId(siteId: string, spaceRoomId: string): Promise<void> {
     await this.db.site.update({ where: { id: siteId }, data: { spaceRoomId } });
-  }
-
-  /** Whether the page has a room being retired. */
-  async pageRetiring(siteId: string, pageSlug: string): Promise<boolean> {
-    return (await this.db.room.count({ where: { siteId, pageSlug, state: "retiring" } })) > 0;
   }
 
   /** Sets the HMAC secret; with `replace` false only where there is none. False when nothing was set. */

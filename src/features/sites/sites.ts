@@ -76,12 +76,11 @@ export class Sites {
   /** The site for a write, with its origins: additionally 410 once it (or the page) is retiring. */
   async requireWritable(siteId: string, pageSlug?: string): Promise<SiteWithOrigins> {
     checkPath(siteId, pageSlug);
-    const site = await this.find(siteId);
-    if (!site) throw siteNotFound(siteId);
+    const found = await this.store.forWrite(siteId, pageSlug ?? null);
+    if (!found) throw siteNotFound(siteId);
+    const { site, pageRetiring } = found;
     if (site.status !== "active") throw new DomainError("site-retired", 410, `Site ${siteId} is retired and accepts no writes.`);
-    if (pageSlug !== undefined && (await this.store.pageRetiring(siteId, pageSlug))) {
-      throw new DomainError("page-retired", 410, `Page ${siteId}/${pageSlug} is retired and accepts no writes.`);
-    }
+    if (pageRetiring) throw new DomainError("page-retired", 410, `Page ${siteId}/${pageSlug} is retired and accepts no writes.`);
     return site;
   }
 

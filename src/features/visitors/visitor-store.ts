@@ -1,11 +1,13 @@
 // The visitor aggregate: the virtual user a site id and a visitor key derive, and its avatar.
-import { isUniqueViolation, type Db, type Tx } from "../../db/client.ts";
+import { driverReads, isUniqueViolation, type Db, type Tx } from "../../db/client.ts";
 
 export class VisitorStore {
   constructor(private readonly db: Db) {}
 
-  findUser(userId: string) {
-    return this.db.virtualUser.findUnique({ where: { userId } });
+  /** A recorded virtual user's name: on every submission the worker performs, a statement prepared on the driver (src/db/driver-reads.ts). */
+  async findUser(userId: string): Promise<{ displayName: string | null } | null> {
+    const [row] = await driverReads(this.db).all<{ displayName: string | null }>(`SELECT "displayName" FROM "VirtualUser" WHERE "userId" = $1`, [userId]);
+    return row ?? null;
   }
 
   /**
