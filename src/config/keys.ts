@@ -72,7 +72,7 @@ export const CONFIG_KEYS = {
 
   "cluster.leader_retry_ms": { type: "integer", default: 3000, min: 50, max: 600000, doc: "How often a standby instance tries to become the leader that runs the background passes (retirement, maintenance), and the leader checks its lock's connection; also how soon a lost leader or signal connection is reopened. With PostgreSQL only." },
 
-  "read_cache.max_entries": { type: "integer", default: 10000, min: 0, max: 10000000, doc: "Serialized public read responses kept per instance (least recently used out first); 0 turns the read cache off." },
+  "read_cache.max_entries": { type: "integer", default: 10000, min: 0, max: 10000000, doc: "Serialized public read responses kept per instance (least recently used out first); 0 turns the read cache off (and with it the sharing of concurrent identical reads: every read runs)." },
   "read_cache.max_bytes": { type: "integer", default: 67108864, min: 0, max: 17179869184, doc: "Bytes of cached response bodies kept per instance." },
 
   "rate_limit.enabled": { type: "boolean", default: true, doc: "Turn all rate limits on or off." },

@@ -80,16 +80,13 @@ export class CachedReads {
   /** Scopes are read from the variables siteId and pageSlug. */
   private miss(route: OperationRoute, cache: RouteCache, key: string, variables: Record<string, unknown>, execute: Execute): Promise<CachedRead | RouteResult> {
     const scope: ReadScope = { siteId: String(variables.siteId), pageSlug: cache.scope === "page" ? String(variables.pageSlug) : null };
+    const since = this.cache.generation(scope);
+    // With the cache off (max_entries 0) every read runs: concurrent ones are not joined either.
+    if (!this.cache.enabled) return this.execute(route, key, scope, variables, execute, since);
     const running = this.inflight.get(key);
     // Joining a read that started before a change would serve what the change replaced.
     if (running && this.cache.unchangedSince(running.since)) return running.read;
-    const since = this.cache.generation(scope);
-    this.executions++;
-    const read = (async (): Promise<CachedRead | RouteResult> => {
-      const result = route.respond(await execute(null, variables));
-      if (result.status !== 200 || result.headers) return result;
-      return this.cache.set(key, scope, result.body, since);
-    })();
+    const read = this.execute(route, key, scope, variables, execute, since);
     const entry = { since, read };
     this.inflight.set(key, entry);
     const done = () => {
@@ -97,5 +94,12 @@ export class CachedReads {
     };
     read.then(done, done);
     return read;
+  }
+
+  private async execute(route: OperationRoute, key: string, scope: ReadScope, variables: Record<string, unknown>, execute: Execute, since: Generation): Promise<CachedRead | RouteResult> {
+    this.executions++;
+    const result = route.respond(await execute(null, variables));
+    if (result.status !== 200 || result.headers) return result;
+    return this.cache.set(key, scope, result.body, since);
   }
 }

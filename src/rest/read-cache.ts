@@ -78,6 +78,11 @@ export class ReadCache {
     signals.onPageChanged((change) => this.drop(change));
   }
 
+  /** False with max_entries 0: nothing is kept. */
+  get enabled(): boolean {
+    return this.limits.maxEntries > 0;
+  }
+
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
   }
@@ -107,7 +112,7 @@ export class ReadCache {
   /** Stores a body unless its scope changed since `since` (then the body may be stale); returns the entry either way. */
   set(key: string, scope: ReadScope, value: unknown, since: Generation, serialized: Buffer | null = null): CachedRead {
     const entry = new CachedRead(key, scope, value, nextWholeMinute(this.now()), serialized);
-    if (!this.unchangedSince(since) || this.limits.maxEntries === 0 || entry.body.length > this.limits.maxBytes) return entry;
+    if (!this.enabled || !this.unchangedSince(since) || entry.body.length > this.limits.maxBytes) return entry;
     const old = this.entries.get(key);
     if (old) this.remove(old);
     this.entries.set(key, entry);
