@@ -43,6 +43,14 @@ export function openDriverReads(url: string): DriverReads {
 interface SqliteStatement {
   statement: Database.Statement;
   binds: number[];
+  /** A row from the raw (array) form: better-sqlite3 builds row objects through V8's API, slower than a literal. */
+  toRow: ((values: unknown[]) => unknown) | null;
+}
+
+/** A function building a row object from a raw row, as one object literal over the statement's columns. */
+function rowBuilder(statement: Database.Statement): (values: unknown[]) => unknown {
+  const fields = statement.columns().map((column, i) => `${JSON.stringify(column.name)}: values[${i}]`);
+  return new Function("values", `return { ${fields.join(", ")} };`) as (values: unknown[]) => unknown;
 }
 
 /** A SQLite connection, opened on first use, and its statements. */
@@ -56,17 +64,24 @@ class SqliteConnection {
   ) {}
 
   /** The statement prepared for `sql`, and the parameters it binds, in their order. */
-  bind(sql: string, params: readonly unknown[]): { statement: Database.Statement; values: unknown[] } {
+  bind(sql: string, params: readonly unknown[]): { statement: Database.Statement; values: unknown[]; toRow: ((values: unknown[]) => unknown) | null } {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       this.connection ??= new Database(this.path, { timeout: this.timeout });
-      prepared = { statement: this.connection.prepare(sql.replace(/\$\d+/g, "?")), binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1) };
+      const statement = this.connection.prepare(sql.replace(/\$\d+/g, "?"));
+      const toRow = statement.reader ? rowBuilder(statement.raw(true)) : null;
+      prepared = { statement, binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), toRow };
       if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, prepared);
     }
     // A Date as Prisma's SQLite adapter stores a DateTime.
     const values = prepared.binds.map((i) => params[i]).map((value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value));
-    return { statement: prepared.statement, values };
+    return { statement: prepared.statement, values, toRow: prepared.toRow };
+  }
+
+  /** The rows of a reading statement, as objects. */
+  static rows<Row>(statement: Database.Statement, values: unknown[], toRow: ((values: unknown[]) => unknown) | null): Row[] {
+    return (statement.all(...values) as unknown[][]).map(toRow!) as Row[];
   }
 
   close(): void {
@@ -91,17 +106,17 @@ class SqliteReads implements DriverReads {
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const { statement, values } = this.reads.bind(sql, params);
-    return statement.all(...values) as Row[];
+    const { statement, values, toRow } = this.reads.bind(sql, params);
+    return SqliteConnection.rows<Row>(statement, values, toRow);
   }
 
   async run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
-    const { statement, values } = this.writes.bind(sql, params);
+    const { statement, values, toRow } = this.writes.bind(sql, params);
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (let pause = 1; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
       try {
         if (!statement.reader) return { rows: [], count: statement.run(...values).changes };
-        const rows = statement.all(...values) as Row[];
+        const rows = SqliteConnection.rows<Row>(statement, values, toRow);
         return { rows, count: rows.length };
       } catch (err) {
         if (!isBusy(err) || Date.now() >= deadline) throw err;
