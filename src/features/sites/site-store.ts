@@ -2,13 +2,24 @@
 import type { Db, Prisma } from "../../db/client.ts";
 import { driverReads } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
-import type { SiteWithOrigins } from "./sites.ts";
 
 const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
 export type SiteRow = Prisma.SiteGetPayload<{ include: typeof WITH_ORIGINS }>;
 
 /** The selection a Pothos `t.prismaField` resolver passes for the fields the query asked for. */
 export type SiteQuery = { include?: Prisma.SiteInclude; select?: Prisma.SiteSelect };
+
+/** A site with its origins, as the gates and the GraphQL site fields use it. */
+export interface SiteWithOrigins {
+  id: string;
+  source: string;
+  status: string;
+  spaceRoomId: string | null;
+  hmacSecret: string | null;
+  idGenerated: boolean;
+  claimTokenHash: string | null;
+  origins: { origin: string; source: string }[];
+}
 
 /** The site-write gate's row: the site's columns, one of its origins (none: nulls), the page's retiring flag (drivers give 0/1 or booleans). */
 type WriteGateRow = Omit<SiteWithOrigins, "origins" | "idGenerated"> & { idGenerated: boolean | number; origin: string | null; originSource: string | null; pageRetiring: boolean | number };

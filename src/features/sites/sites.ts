@@ -8,20 +8,11 @@ import { DomainError, forbidden, notFound, validationError } from "../../core/er
 import { normalizeOrigin } from "../../security/origin.ts";
 import { isValidPageSlug, isValidSiteId } from "../../core/identifiers.ts";
 import { randomToken } from "../../security/random-token.ts";
-import { SiteStore } from "./site-store.ts";
+import { SiteStore, type SiteWithOrigins } from "./site-store.ts";
+
+export type { SiteWithOrigins } from "./site-store.ts";
 
 export const hashClaimToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
-
-export interface SiteWithOrigins {
-  id: string;
-  source: string;
-  status: string;
-  spaceRoomId: string | null;
-  hmacSecret: string | null;
-  idGenerated: boolean;
-  claimTokenHash: string | null;
-  origins: { origin: string; source: string }[];
-}
 
 export class Sites {
   /** The [sites] overlay by site id. */
