@@ -7,7 +7,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { providerOf, sqlitePath } from "./database-url.ts";
-import { openDriverReads, type DriverReads } from "./driver-reads.ts";
+import { openDriverStatements, type DriverStatements } from "./driver-statements.ts";
 
 export type Db = SqliteClient;
 export { Prisma } from "./generated/sqlite/client.ts";
@@ -18,9 +18,9 @@ export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] & Omit<Db, "$c
 
 export async function openDatabase(url: string): Promise<Db> {
   const db = await openPrisma(url);
-  // The hot reads' driver connections (driver-reads.ts), opened on first use and closed with the client.
-  let reads: DriverReads | null = null;
-  driverReadsOf.set(db, () => (reads ??= openDriverReads(url)));
+  // The hot reads' driver connections (driver-statements.ts), opened on first use and closed with the client.
+  let reads: DriverStatements | null = null;
+  driverStatementsOf.set(db, () => (reads ??= openDriverStatements(url)));
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await reads?.close();
@@ -42,11 +42,11 @@ async function openPrisma(url: string): Promise<Db> {
   return new SqliteClient({ adapter });
 }
 
-const driverReadsOf = new WeakMap<Db, () => DriverReads>();
+const driverStatementsOf = new WeakMap<Db, () => DriverStatements>();
 
 /** The driver reads on the database of `db` (a client openDatabase made): for the stores of hot reads only. */
-export function driverReads(db: Db): DriverReads {
-  const reads = driverReadsOf.get(db);
+export function driverStatements(db: Db): DriverStatements {
+  const reads = driverStatementsOf.get(db);
   if (!reads) throw new Error("driver reads: not a client openDatabase made");
   return reads();
 }

@@ -1,10 +1,10 @@
 // The rows a GraphQL operation's loaders fetch in batches (src/graphql/context.ts): on the path
-// of every comment list read, so statements on the driver (src/db/driver-reads.ts), one per
+// of every comment list read, so statements on the driver (src/db/driver-statements.ts), one per
 // batch, prepared once per list length.
 import type { Db } from "../db/client.ts";
-import { driverReads } from "../db/client.ts";
+import { driverStatements } from "../db/client.ts";
 import type { Reaction, RoomMember } from "../db/client.ts";
-import { asBigInt, asDate } from "../db/driver-reads.ts";
+import { asBigInt, asDate } from "../db/driver-statements.ts";
 
 const placeholders = (first: number, n: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(", ");
 
@@ -12,7 +12,7 @@ const placeholders = (first: number, n: number) => Array.from({ length: n }, (_,
 export async function roomMembers(db: Db, pairs: [roomId: string, userId: string][]): Promise<RoomMember[]> {
   if (pairs.length === 0) return [];
   const where = pairs.map((_, i) => `("roomId" = $${2 * i + 1} AND "userId" = $${2 * i + 2})`).join(" OR ");
-  const rows = await driverReads(db).all<Omit<RoomMember, "updatedAt"> & { updatedAt: string | Date }>(
+  const rows = await driverStatements(db).all<Omit<RoomMember, "updatedAt"> & { updatedAt: string | Date }>(
     `SELECT "roomId", "userId", "membership", "displayName", "avatarUrl", "updatedAt" FROM "RoomMember" WHERE ${where}`,
     pairs.flat(),
   );
@@ -22,7 +22,7 @@ export async function roomMembers(db: Db, pairs: [roomId: string, userId: string
 /** Reactions in force on these comment events. */
 export async function reactionsOn(db: Db, eventIds: string[]): Promise<Reaction[]> {
   if (eventIds.length === 0) return [];
-  const rows = await driverReads(db).all<Omit<Reaction, "originServerTs"> & { originServerTs: number | string }>(
+  const rows = await driverStatements(db).all<Omit<Reaction, "originServerTs"> & { originServerTs: number | string }>(
     `SELECT "eventId", "targetEventId", "roomId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" IN (${placeholders(1, eventIds.length)})`,
     eventIds,
   );

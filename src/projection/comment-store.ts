@@ -3,7 +3,7 @@
 // its transaction writes them).
 import type { Prisma, Tx } from "../db/client.ts";
 import type { Comment, Reaction, Room } from "../db/client.ts";
-import { asBigInt, asDate, type DriverReads } from "../db/driver-reads.ts";
+import { asBigInt, asDate, type DriverStatements } from "../db/driver-statements.ts";
 
 /** What recomputing a comment compares with. */
 export type CommentFields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "authorType" | "authorPublicKey">;
@@ -12,7 +12,7 @@ export type ReactionFields = Pick<Reaction, "eventId" | "sender" | "key" | "orig
 const COMMENT = `SELECT "status", "content", "editedAt", "replyTo", "threadRoot", "authorType", "authorPublicKey" FROM "Comment" WHERE "eventId" = $1`;
 const REACTIONS = `SELECT "eventId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" = $1`;
 
-export async function commentRow(reads: DriverReads, eventId: string): Promise<CommentFields | null> {
+export async function commentRow(reads: DriverStatements, eventId: string): Promise<CommentFields | null> {
   const [row] = await reads.all<Omit<CommentFields, "editedAt"> & { editedAt: string | Date | null }>(COMMENT, [eventId]);
   return row ? { ...row, editedAt: asDate(row.editedAt) } : null;
 }
@@ -35,7 +35,7 @@ export function commentsBySender(tx: Tx, room: Room, sender: string): Promise<Ar
 }
 
 /** The Reaction rows of a comment. */
-export async function reactionRows(reads: DriverReads, targetEventId: string): Promise<ReactionFields[]> {
+export async function reactionRows(reads: DriverStatements, targetEventId: string): Promise<ReactionFields[]> {
   const rows = await reads.all<Omit<ReactionFields, "originServerTs"> & { originServerTs: number | string }>(REACTIONS, [targetEventId]);
   return rows.map((row) => ({ ...row, originServerTs: asBigInt(row.originServerTs) }));
 }

@@ -3,10 +3,10 @@
 // transactions after a restart, so a reused id can carry new events). The read model is derived
 // from the store, and can be rebuilt from it. An event is committed before it is applied, and
 // stored rows never change but for their status, which applying does not read: so applying
-// reads the store on the driver, prepared once (src/db/driver-reads.ts), and sees what is
+// reads the store on the driver, prepared once (src/db/driver-statements.ts), and sees what is
 // committed, the event itself included.
-import { driverReads, isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
-import type { DriverReads } from "../db/driver-reads.ts";
+import { driverStatements, isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
+import type { DriverStatements } from "../db/driver-statements.ts";
 import { eventRelation } from "./message-content.ts";
 import type { RoomEvent } from "./room-event.ts";
 
@@ -24,7 +24,7 @@ interface EventRow {
   json: string;
 }
 
-async function eventRow(reads: DriverReads, eventId: string): Promise<EventRow | null> {
+async function eventRow(reads: DriverStatements, eventId: string): Promise<EventRow | null> {
   return (await reads.all<EventRow>(EVENT, [eventId]))[0] ?? null;
 }
 
@@ -41,7 +41,7 @@ export interface StoredEvent {
  */
 export async function storeEvent(db: Db, event: RoomEvent): Promise<StoredEvent | null> {
   if (typeof event?.event_id !== "string" || typeof event.room_id !== "string") return null;
-  const existing = await eventRow(driverReads(db), event.event_id);
+  const existing = await eventRow(driverStatements(db), event.event_id);
   if (existing) return { status: existing.status, event: parse(existing) };
   const relation = eventRelation(event);
   try {
@@ -104,11 +104,11 @@ export async function storedStatuses(db: Db, eventIds: string[]): Promise<Map<st
 }
 
 /** Where a stored event points (its relation as indexed), or null when it is not stored. */
-export async function storedRelation(reads: DriverReads, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
+export async function storedRelation(reads: DriverStatements, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
   return eventRow(reads, eventId);
 }
 
-export async function loadEvent(reads: DriverReads, eventId: string): Promise<RoomEvent | null> {
+export async function loadEvent(reads: DriverStatements, eventId: string): Promise<RoomEvent | null> {
   const row = await eventRow(reads, eventId);
   return row && parse(row);
 }
@@ -120,7 +120,7 @@ const REDACTION = "m.redaction";
  * and of them, each in arrival order: one statement (UNION drops the repeats of an event relating
  * to itself).
  */
-export async function relationsOf(reads: DriverReads, roomId: string, eventId: string, relTypes: readonly string[]): Promise<{ related: RoomEvent[]; redactions: RoomEvent[] }> {
+export async function relationsOf(reads: DriverStatements, roomId: string, eventId: string, relTypes: readonly string[]): Promise<{ related: RoomEvent[]; redactions: RoomEvent[] }> {
   const types = relTypes.map((_, i) => `$${i + 4}`).join(", ");
   const sql = `SELECT "seq", "relType", "json" FROM "MatrixEvent" WHERE "relatesTo" = $2 AND "roomId" = $1 AND ("relType" = $3 OR "relType" IN (${types}))
   UNION SELECT r."seq", r."relType", r."json" FROM "MatrixEvent" e JOIN "MatrixEvent" r ON r."relatesTo" = e."eventId"
@@ -134,7 +134,7 @@ export async function relationsOf(reads: DriverReads, roomId: string, eventId: s
 const REDACTIONS = `SELECT "json" FROM "MatrixEvent" WHERE "roomId" = $1 AND "relType" = $2 ORDER BY "seq"`;
 
 /** Every stored redaction of the room. */
-export async function roomRedactions(reads: DriverReads, roomId: string): Promise<RoomEvent[]> {
+export async function roomRedactions(reads: DriverStatements, roomId: string): Promise<RoomEvent[]> {
   return (await reads.all<{ json: string }>(REDACTIONS, [roomId, REDACTION])).map(parse);
 }
 
@@ -148,7 +148,7 @@ const STATE_AT = `${NEWEST_STATE} AND ("originServerTs" < $4 OR ("originServerTs
  * or with `at` the one in force when that event was sent. Derived from the store, so it does not
  * depend on arrival order.
  */
-export async function stateEvent(reads: DriverReads, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
+export async function stateEvent(reads: DriverStatements, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
   const [row] = await reads.all<{ json: string }>(at ? STATE_AT : STATE, at ? [roomId, type, stateKey, at.origin_server_ts, at.event_id] : [roomId, type, stateKey]);
   return row ? parse(row) : null;
 }

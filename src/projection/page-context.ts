@@ -1,14 +1,14 @@
 // What applying one event in a page room works with, and how its effects are announced.
 import type { Tx } from "../db/client.ts";
 import type { Room } from "../db/client.ts";
-import type { DriverReads } from "../db/driver-reads.ts";
+import type { DriverStatements } from "../db/driver-statements.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import { addCommentLiveEvent } from "./live-event-store.ts";
 
 export interface PageContext {
   tx: Tx;
   /** The hot reads, prepared once; they see only what is committed, so never what `tx` wrote. */
-  reads: DriverReads;
+  reads: DriverStatements;
   room: Room;
   names: MatrixNames;
   /** False during a rebuild: replaying history announces nothing. */

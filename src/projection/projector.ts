@@ -6,7 +6,7 @@
 // skipped, never blocking what follows; only a database failure fails the transaction (and the
 // homeserver retries it). Ephemeral data may be emitted twice on a retry, which is harmless:
 // typing is a state, receipts and presence repeat.
-import { driverReads, type Db } from "../db/client.ts";
+import { driverStatements, type Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
@@ -118,7 +118,7 @@ export class Projector {
     let applied: boolean;
     // Known once the event is well-formed (a malformed one may not even be matched).
     const known: { kind: RoomEventKind | null } = { kind: null };
-    const reads = driverReads(this.db);
+    const reads = driverStatements(this.db);
     try {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);

@@ -1,7 +1,7 @@
 // Repairs (ProjectionRepair): events that could not be applied, recorded with their reason and
 // skipped so they never block what follows; an operator's retry that applies one resolves it.
 import type { Db, Tx } from "../db/client.ts";
-import type { DriverReads } from "../db/driver-reads.ts";
+import type { DriverStatements } from "../db/driver-statements.ts";
 import type { RoomEvent } from "./room-event.ts";
 import { REPAIR_RETRY_SCHEDULE_MS } from "../config/limits.ts";
 
@@ -57,7 +57,7 @@ const UNRESOLVED = `SELECT 1 AS "found" FROM "ProjectionRepair" WHERE "targetEve
  * The event was applied: its repair, if any, is resolved. Repairs are recorded outside applying
  * transactions, so the driver sees any there is; the update runs only then (it seldom is).
  */
-export async function resolveRepair(tx: Tx, reads: DriverReads, eventId: string): Promise<void> {
+export async function resolveRepair(tx: Tx, reads: DriverStatements, eventId: string): Promise<void> {
   if ((await reads.all(UNRESOLVED, [eventId])).length === 0) return;
   await tx.projectionRepair.updateMany({ where: { targetEventId: eventId, status: { not: "resolved" } }, data: { status: "resolved", nextRetryAt: null } });
 }

@@ -1,9 +1,9 @@
 // The rooms events are projected into: page rooms (Room) and sites' Spaces (Site.spaceRoomId).
 // Recorded by provisioning; the projection only reads them, each event's on the driver (what
 // provisioning committed).
-import { driverReads, type Db } from "../db/client.ts";
+import { driverStatements, type Db } from "../db/client.ts";
 import type { Room } from "../db/client.ts";
-import { asDate } from "../db/driver-reads.ts";
+import { asDate } from "../db/driver-statements.ts";
 
 const ROOM = `SELECT "roomId", "siteId", "pageSlug", "roomVersion", "state", "createdAt", "updatedAt" FROM "Room" WHERE "roomId" = $1`;
 const SPACE_SITE = `SELECT "id" FROM "Site" WHERE "spaceRoomId" = $1`;
@@ -11,13 +11,13 @@ const SPACE_SITE = `SELECT "id" FROM "Site" WHERE "spaceRoomId" = $1`;
 type RoomRow = Omit<Room, "createdAt" | "updatedAt"> & { createdAt: string | Date; updatedAt: string | Date };
 
 export async function pageRoom(db: Db, roomId: string): Promise<Room | null> {
-  const [row] = await driverReads(db).all<RoomRow>(ROOM, [roomId]);
+  const [row] = await driverStatements(db).all<RoomRow>(ROOM, [roomId]);
   return row ? { ...row, createdAt: asDate(row.createdAt)!, updatedAt: asDate(row.updatedAt)! } : null;
 }
 
 /** The site whose Space the room is, or null. */
 export async function spaceSiteId(db: Db, roomId: string): Promise<string | null> {
-  return (await driverReads(db).all<{ id: string }>(SPACE_SITE, [roomId]))[0]?.id ?? null;
+  return (await driverStatements(db).all<{ id: string }>(SPACE_SITE, [roomId]))[0]?.id ?? null;
 }
 
 /** The room a page's comments go to now. */

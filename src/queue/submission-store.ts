@@ -6,11 +6,11 @@
 // claim is one statement, so it is atomic on both providers; on PostgreSQL
 // `FOR UPDATE SKIP LOCKED` lets instances claim side by side without waiting for each other.
 // Claims, lease renewals and outcomes, a few of each submission, run on the driver, prepared once
-// (src/db/driver-reads.ts `run`).
+// (src/db/driver-statements.ts `run`).
 import type { Db, Tx } from "../db/client.ts";
 import type { Provider } from "../db/database-url.ts";
-import { driverReads, Prisma, type Submission } from "../db/client.ts";
-import { asDate, type DriverReads } from "../db/driver-reads.ts";
+import { driverStatements, Prisma, type Submission } from "../db/client.ts";
+import { asDate, type DriverStatements } from "../db/driver-statements.ts";
 
 /** A claim is its row on its attempt: the attempt number tells this claim from any later one. */
 export interface Claim {
@@ -80,8 +80,8 @@ const toSubmission = (row: SubmissionRow): Submission => ({
 export class SubmissionStore {
   constructor(private readonly db: Db) {}
 
-  private get driver(): DriverReads {
-    return driverReads(this.db);
+  private get driver(): DriverStatements {
+    return driverStatements(this.db);
   }
 
   /** Stores an accepted write, in the transaction that spends its challenge. */

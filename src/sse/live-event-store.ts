@@ -6,7 +6,7 @@
 // would never see N. Every transaction adds its live events only after locking one shared row,
 // held until it commits, so ids are handed out in commit order. (SQLite serializes writers.)
 import type { Db, Tx } from "../db/client.ts";
-import { driverReads, isUniqueViolation } from "../db/client.ts";
+import { driverStatements, isUniqueViolation } from "../db/client.ts";
 import type { LiveEvent } from "../db/client.ts";
 
 const TURN_KEY = "live_event_turn";
@@ -47,7 +47,7 @@ const PAGES_AFTER = `SELECT "id", "siteId", "pageSlug" FROM "LiveEvent" WHERE "i
  * after every projected transaction, so on the driver, prepared once (it reads committed rows only).
  */
 export function liveEventPagesAfter(db: Db, afterId: number, limit: number): Promise<{ id: number; siteId: string; pageSlug: string }[]> {
-  return driverReads(db).all(PAGES_AFTER, [afterId, limit]);
+  return driverStatements(db).all(PAGES_AFTER, [afterId, limit]);
 }
 
 /** Up to `limit` of a page's live events after `afterId` (and up to `untilId`, when given), in id order. */

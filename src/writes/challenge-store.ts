@@ -1,6 +1,6 @@
 // Proof-of-work challenges: issuing, checking and spending them (single use).
 import type { Db, Tx } from "../db/client.ts";
-import { driverReads, isUniqueViolation } from "../db/client.ts";
+import { driverStatements, isUniqueViolation } from "../db/client.ts";
 import { DomainError } from "../core/errors.ts";
 import { checkChallengeResponse, issueChallenge, POW_ALGORITHM, type Challenge } from "../security/pow.ts";
 
@@ -38,8 +38,8 @@ export class Challenges {
   async check(challengeResponse: string, now = Date.now()): Promise<CheckedChallenge> {
     const result = checkChallengeResponse(this.secret, challengeResponse, now);
     if (!result.ok) throw invalidPow(REASONS[result.reason]);
-    // On every write: a statement prepared on the driver (src/db/driver-reads.ts).
-    const spent = await driverReads(this.db).all(`SELECT 1 FROM "ConsumedChallenge" WHERE "challenge" = $1`, [result.challenge]);
+    // On every write: a statement prepared on the driver (src/db/driver-statements.ts).
+    const spent = await driverStatements(this.db).all(`SELECT 1 FROM "ConsumedChallenge" WHERE "challenge" = $1`, [result.challenge]);
     if (spent.length > 0) throw invalidPow("the challenge has already been used");
     return { challenge: result.challenge, expiresAt: result.expiresAt };
   }

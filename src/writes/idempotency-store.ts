@@ -1,8 +1,8 @@
 // Idempotency records: a write made with an Idempotency-Key stores its response in the same
 // transaction as its effect; a retry with the same key and request replays it for 24 hours.
 import type { Db, Tx } from "../db/client.ts";
-import { driverReads } from "../db/client.ts";
-import { asDate } from "../db/driver-reads.ts";
+import { driverStatements } from "../db/client.ts";
+import { asDate } from "../db/driver-statements.ts";
 import { DomainError } from "../core/errors.ts";
 import type { IdempotencyScope } from "../core/request.ts";
 import { IDEMPOTENCY_RETENTION_MS } from "../security/idempotency.ts";
@@ -17,9 +17,9 @@ export class IdempotencyStore {
 
   /** The stored response for a matching retry; 409 when the key was used for another request. */
   async replay(author: string, scope: IdempotencyScope, now = new Date()): Promise<StoredResponse | null> {
-    // On every keyed write: a statement prepared on the driver (src/db/driver-reads.ts), which reads
+    // On every keyed write: a statement prepared on the driver (src/db/driver-statements.ts), which reads
     // committed rows only, as both callers want (before the write, and after losing a race to a commit).
-    const [record] = await driverReads(this.db).all<{ fingerprint: string; status: number; body: string; expiresAt: string | Date }>(
+    const [record] = await driverStatements(this.db).all<{ fingerprint: string; status: number; body: string; expiresAt: string | Date }>(
       `SELECT "fingerprint", "status", "body", "expiresAt" FROM "IdempotencyRecord" WHERE "authorPublicKey" = $1 AND "key" = $2`,
       [author, scope.key],
     );

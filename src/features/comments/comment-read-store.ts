@@ -1,11 +1,11 @@
 // Domain reads of the projected comments (Comment rows, their maintained positions and counts);
 // the projection writes them (src/projection/). The list read's statements run on
-// the driver, prepared once (src/db/driver-reads.ts): a page's rows are two statements (its count,
+// the driver, prepared once (src/db/driver-statements.ts): a page's rows are two statements (its count,
 // its positions joined with their comments) however deep the page is.
 import type { Db } from "../../db/client.ts";
-import { driverReads } from "../../db/client.ts";
+import { driverStatements } from "../../db/client.ts";
 import type { Comment } from "../../db/client.ts";
-import { asBigInt, asDate, type DriverReads } from "../../db/driver-reads.ts";
+import { asBigInt, asDate, type DriverStatements } from "../../db/driver-statements.ts";
 
 export interface PageKey {
   siteId: string;
@@ -30,8 +30,8 @@ const toComment = (row: CommentRow): Comment => ({ ...row, originServerTs: asBig
 export class CommentReadStore {
   constructor(private readonly db: Db) {}
 
-  private get reads(): DriverReads {
-    return driverReads(this.db);
+  private get reads(): DriverStatements {
+    return driverStatements(this.db);
   }
 
   /** The page's maintained comment count (src/projection/position-store.ts), at any depth. */

@@ -2,14 +2,14 @@
 // (current state, members, the event store), as the room reads, provisioning and the power
 // levels of roles use them.
 import type { Db } from "../../db/client.ts";
-import { driverReads } from "../../db/client.ts";
+import { driverStatements } from "../../db/client.ts";
 
 export class RoomStore {
   constructor(private readonly db: Db) {}
 
-  /** The page's active room, if it has one: on every submission the worker performs, a statement prepared on the driver (src/db/driver-reads.ts). */
+  /** The page's active room, if it has one: on every submission the worker performs, a statement prepared on the driver (src/db/driver-statements.ts). */
   async activeRoomId(siteId: string, pageSlug: string): Promise<string | null> {
-    const [row] = await driverReads(this.db).all<{ roomId: string }>(`SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' LIMIT 1`, [siteId, pageSlug]);
+    const [row] = await driverStatements(this.db).all<{ roomId: string }>(`SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' LIMIT 1`, [siteId, pageSlug]);
     return row?.roomId ?? null;
   }
 

@@ -1,6 +1,6 @@
 // The Site aggregate (a site and its origins): every query of the sites and operator features.
 import type { Db, Prisma } from "../../db/client.ts";
-import { driverReads } from "../../db/client.ts";
+import { driverStatements } from "../../db/client.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
 
 const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
@@ -65,9 +65,9 @@ export class SiteStore {
     return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } } });
   }
 
-  /** On the path of every public read: a statement prepared on the driver (src/db/driver-reads.ts). */
+  /** On the path of every public read: a statement prepared on the driver (src/db/driver-statements.ts). */
   async status(siteId: string): Promise<{ id: string; status: string } | null> {
-    const [row] = await driverReads(this.db).all<{ id: string; status: string }>(`SELECT "id", "status" FROM "Site" WHERE "id" = $1`, [siteId]);
+    const [row] = await driverStatements(this.db).all<{ id: string; status: string }>(`SELECT "id", "status" FROM "Site" WHERE "id" = $1`, [siteId]);
     return row ?? null;
   }
 
@@ -76,7 +76,7 @@ export class SiteStore {
    * origin), and whether the page, when given, has a room being retired.
    */
   async forWrite(siteId: string, pageSlug: string | null): Promise<{ site: SiteWithOrigins; pageRetiring: boolean } | null> {
-    const rows = await driverReads(this.db).all<WriteGateRow>(WRITE_GATE, [siteId, pageSlug]);
+    const rows = await driverStatements(this.db).all<WriteGateRow>(WRITE_GATE, [siteId, pageSlug]);
     const [row] = rows;
     if (!row) return null;
     const origins = rows.flatMap((r) => (r.origin === null ? [] : [{ origin: r.origin, source: r.originSource! }]));

@@ -1,12 +1,12 @@
 // The visitor aggregate: the virtual user a site id and a visitor key derive, and its avatar.
-import { driverReads, isUniqueViolation, type Db, type Tx } from "../../db/client.ts";
+import { driverStatements, isUniqueViolation, type Db, type Tx } from "../../db/client.ts";
 
 export class VisitorStore {
   constructor(private readonly db: Db) {}
 
-  /** A recorded virtual user's name: on every submission the worker performs, a statement prepared on the driver (src/db/driver-reads.ts). */
+  /** A recorded virtual user's name: on every submission the worker performs, a statement prepared on the driver (src/db/driver-statements.ts). */
   async findUser(userId: string): Promise<{ displayName: string | null } | null> {
-    const [row] = await driverReads(this.db).all<{ displayName: string | null }>(`SELECT "displayName" FROM "VirtualUser" WHERE "userId" = $1`, [userId]);
+    const [row] = await driverStatements(this.db).all<{ displayName: string | null }>(`SELECT "displayName" FROM "VirtualUser" WHERE "userId" = $1`, [userId]);
     return row ?? null;
   }
 

@@ -1,5 +1,5 @@
 // The AS bot's rows: its DM rooms (BotRoom) and its durable inbox of events (BotInboxEvent).
-import { driverReads, type Db } from "../../../db/client.ts";
+import { driverStatements, type Db } from "../../../db/client.ts";
 
 const BOT_ROOM = `SELECT 1 AS "found" FROM "BotRoom" WHERE "roomId" = $1`;
 
@@ -12,7 +12,7 @@ export class BotInboxStore {
 
   /** Asked of every pushed event, so on the driver, prepared once (the rows are committed when recorded). */
   async isBotRoom(roomId: string): Promise<boolean> {
-    return (await driverReads(this.db).all(BOT_ROOM, [roomId])).length > 0;
+    return (await driverStatements(this.db).all(BOT_ROOM, [roomId])).length > 0;
   }
 
   /** Records (or re-records) a room the bot was invited to, with what the bot did: "joined" or "declined". */

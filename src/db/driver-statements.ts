@@ -1,4 +1,4 @@
-// Hot reads straight on the database driver, behind the stores that need them: a statement is
+// Hot statements straight on the database driver, behind the stores that need them: a statement is
 // prepared once and reused across requests (better-sqlite3 statements; named PostgreSQL
 // statements, prepared once per pooled connection). On the comment list read, Prisma's per-query
 // compile and its driver adapter cost far more than the queries (docs/benchmarks.md), so the
@@ -19,7 +19,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { providerOf, sqlitePath } from "./database-url.ts";
 
-export interface DriverReads {
+export interface DriverStatements {
   /** Runs a read-only statement (prepared on first use); resolves its rows. */
   all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
   /** Runs a writing statement, committed on its own; resolves its rows (RETURNING) and how many rows it changed. */
@@ -29,14 +29,14 @@ export interface DriverReads {
 
 /** Distinct statement texts kept prepared; the hot statements are few, variable arity adds a handful. */
 const MAX_STATEMENTS = 256;
-/** Pooled connections for these reads (PostgreSQL), beside the Prisma client's own pool. */
+/** Pooled connections for these statements (PostgreSQL), beside the Prisma client's own pool. */
 const POOL_SIZE = 8;
 /** How long a SQLite write retries while the database is busy: the Prisma client's busy timeout (client.ts). */
 const BUSY_TIMEOUT_MS = 10_000;
 const MAX_BUSY_PAUSE_MS = 20;
 
-export function openDriverReads(url: string): DriverReads {
-  return providerOf(url) === "postgres" ? new PostgresReads(url) : new SqliteReads(sqlitePath(url));
+export function openDriverStatements(url: string): DriverStatements {
+  return providerOf(url) === "postgres" ? new PostgresStatements(url) : new SqliteStatements(sqlitePath(url));
 }
 
 /** A statement with `?` placeholders, and which parameter each binds (better-sqlite3 binds `?NNN` as anonymous ones). */
@@ -93,7 +93,7 @@ class SqliteConnection {
 
 const isBusy = (err: unknown): boolean => typeof (err as { code?: unknown } | null)?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_BUSY");
 
-class SqliteReads implements DriverReads {
+class SqliteStatements implements DriverStatements {
   private readonly reads: SqliteConnection;
   private readonly writes: SqliteConnection;
 
@@ -137,7 +137,7 @@ const types = {
     oid === pg.types.builtins.TIMESTAMP || oid === pg.types.builtins.INT8 ? (value: string) => value : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
-class PostgresReads implements DriverReads {
+class PostgresStatements implements DriverStatements {
   private readonly pool: pg.Pool;
   private readonly names = new Map<string, string>();
 
