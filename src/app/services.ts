@@ -172,7 +172,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     onOutcome: (outcome) => (outcome === "sent" ? metrics.submissionsSent : outcome === "retried" ? metrics.submissionsRetried : metrics.submissionsFailed).inc(),
   });
   projector.onProjected = (originServerTs) => metrics.projectionLag.observe(Math.max(0, (Date.now() - originServerTs) / 1000));
-  const comments = new Comments(db, sites, names);
+  const comments = new Comments(db, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
   const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
   const retirementPass = new RetirementPass(db, homeserver, log, (change) => signals.pageChanged(change));

@@ -40,3 +40,14 @@ export function reactionSummaries(rows: ReactionRow[], viewerUserId: string | nu
     .sort(([keyA, a], [keyB, b]) => (a.first !== b.first ? (a.first < b.first ? -1 : 1) : keyA < keyB ? -1 : keyA > keyB ? 1 : 0))
     .map(([key, { senders }]) => ({ key, count: senders.size, mine: viewerUserId !== null && senders.has(viewerUserId) }));
 }
+
+/** A comment's summaries as the read model stores them (Comment.reactionSummary): without `mine`, which is each viewer's own. */
+export function storedSummaries(rows: ReactionRow[]): string {
+  return JSON.stringify(reactionSummaries(rows, null).map(({ key, count }) => ({ key, count })));
+}
+
+/** Stored summaries as an anonymous read shows them. */
+export function anonymousSummaries(stored: string): ReactionSummary[] {
+  if (stored === "[]") return [];
+  return (JSON.parse(stored) as Array<{ key: string; count: number }>).map(({ key, count }) => ({ key, count, mine: false }));
+}

@@ -6,10 +6,10 @@ import type { Comment, Reaction, Room } from "../db/client.ts";
 import { asBigInt, asDate, type DriverStatements } from "../db/driver-statements.ts";
 
 /** What recomputing a comment compares with. */
-export type CommentFields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "authorType" | "authorPublicKey">;
+export type CommentFields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "reactionSummary" | "authorType" | "authorPublicKey">;
 export type ReactionFields = Pick<Reaction, "eventId" | "sender" | "key" | "originServerTs">;
 
-const COMMENT = `SELECT "status", "content", "editedAt", "replyTo", "threadRoot", "authorType", "authorPublicKey" FROM "Comment" WHERE "eventId" = $1`;
+const COMMENT = `SELECT "status", "content", "editedAt", "replyTo", "threadRoot", "reactionSummary", "authorType", "authorPublicKey" FROM "Comment" WHERE "eventId" = $1`;
 const REACTIONS = `SELECT "eventId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" = $1`;
 
 export async function commentRow(reads: DriverStatements, eventId: string): Promise<CommentFields | null> {

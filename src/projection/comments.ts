@@ -4,7 +4,7 @@
 // nothing).
 import type { Comment } from "../db/client.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
-import { reactionSummaries } from "./annotations.ts";
+import { reactionSummaries, storedSummaries } from "./annotations.ts";
 import { changeReactions, commentRow, createComment, reactionRows, updateComment, type ReactionFields } from "./comment-store.ts";
 import { deriveCommentState, type CommentState } from "./comment-state.ts";
 import { EDIT_REL_TYPE } from "./edits.ts";
@@ -77,6 +77,7 @@ export async function recomputeComment(page: PageContext, eventId: string, store
     editedAt: state.editedAt === null ? null : new Date(state.editedAt),
     replyTo: state.replyTo,
     threadRoot: state.threadRoot,
+    reactionSummary: storedSummaries(state.reactions),
   };
   if (!before) {
     await createComment(tx, {
@@ -90,7 +91,7 @@ export async function recomputeComment(page: PageContext, eventId: string, store
       ...fields,
     });
     await placeComment(tx, { eventId, siteId: room.siteId, pageSlug: room.pageSlug, originServerTs: BigInt(original.origin_server_ts) });
-  } else if (visible(before) !== visible(fields) || before.content !== fields.content) {
+  } else if (visible(before) !== visible(fields) || before.content !== fields.content || before.reactionSummary !== fields.reactionSummary) {
     await updateComment(tx, eventId, fields);
   }
   // A visitor's comment projected before its key was known (a backfill reads a redacted

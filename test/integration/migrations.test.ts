@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { migrate, listMigrations } from "../../src/db/migrations.ts";
 import { openDatabase } from "../../src/db/client.ts";
+import { storedSummaries } from "../../src/projection/annotations.ts";
 import { freshDatabase, PROVIDERS } from "../support/harness.ts";
 
 for (const provider of PROVIDERS) {
@@ -30,6 +31,53 @@ for (const provider of PROVIDERS) {
         const comment = await db.comment.findUniqueOrThrow({ where: { eventId: "$e1" } });
         assert.equal(comment.originServerTs, 1_795_000_000_000n);
         assert.equal(comment.status, "published");
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
+for (const provider of PROVIDERS) {
+  test(`0012 fills the stored reaction summaries of comments projected before it on ${provider}`, async () => {
+    // Keys in the order of their first reaction (not of their rows), counted per distinct user.
+    const reactions = [
+      { eventId: "$x1", sender: "@u1:b", key: "👍", originServerTs: 30n },
+      { eventId: "$x2", sender: "@u2:b", key: "🎉", originServerTs: 20n },
+      { eventId: "$x3", sender: "@u1:b", key: "🎉", originServerTs: 40n },
+      { eventId: "$x4", sender: "@u1:b", key: "👍", originServerTs: 50n },
+      { eventId: "$x5", sender: "@u3:b", key: "a", originServerTs: 20n },
+    ];
+    const database = await freshDatabase(provider);
+    try {
+      await migrate(database.url);
+      const before = await openDatabase(database.url);
+      try {
+        // The database as 0011 left it: no summary column, Reaction rows in place.
+        await before.$executeRawUnsafe(`ALTER TABLE "Comment" DROP COLUMN "reactionSummary"`);
+        await before.$executeRawUnsafe(`DELETE FROM "_service_migrations" WHERE "name" = '0012_reaction_summary'`);
+        await before.$executeRawUnsafe(`INSERT INTO "Site" ("id", "source", "updatedAt") VALUES ('s', 'api', CURRENT_TIMESTAMP)`);
+        for (const eventId of ["$reacted", "$plain"]) {
+          await before.$executeRaw`INSERT INTO "Comment" ("eventId", "roomId", "siteId", "pageSlug", "sender", "authorType", "content", "originServerTs") VALUES (${eventId}, '!r', 's', 'p', '@a:b', 'matrix', '{}', 1)`;
+        }
+        await before.reaction.createMany({ data: reactions.map((r) => ({ ...r, targetEventId: "$reacted", roomId: "!r" })) });
+      } finally {
+        await before.$disconnect();
+      }
+      assert.deepEqual(await migrate(database.url), ["0012_reaction_summary"]);
+      const db = await openDatabase(database.url);
+      try {
+        const summary = async (eventId: string) => JSON.parse((await db.comment.findUniqueOrThrow({ where: { eventId } })).reactionSummary);
+        const expected = [
+          { key: "a", count: 1 },
+          { key: "🎉", count: 2 },
+          { key: "👍", count: 1 },
+        ];
+        assert.deepEqual(await summary("$reacted"), expected);
+        assert.deepEqual(JSON.parse(storedSummaries(reactions)), expected, "the projection stores the same");
+        assert.deepEqual(await summary("$plain"), []);
       } finally {
         await db.$disconnect();
       }

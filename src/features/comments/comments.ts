@@ -1,10 +1,9 @@
 // Comments: reading the projection (visitor writes go through src/writes/pipeline.ts).
 import type { Db } from "../../db/client.ts";
 import { forbidden, validationError } from "../../core/errors.ts";
-import type { Sites } from "../sites/sites.ts";
 import { parsePublicKey, parseSignature, verifySignature } from "../../security/author-proof.ts";
 import { checkPagination, MAX_PER_PAGE, positionWindow } from "../../core/pagination.ts";
-import { checkPath } from "../sites/sites.ts";
+import { checkPath, siteNotFound } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
 import { CommentReadStore } from "./comment-read-store.ts";
 
@@ -24,7 +23,6 @@ export class Comments {
 
   constructor(
     db: Db,
-    private readonly sites: Sites,
     private readonly names: MatrixNames,
   ) {
     this.store = new CommentReadStore(db);
@@ -46,12 +44,13 @@ export class Comments {
   }
 
   async list(input: ListCommentsInput) {
-    await this.sites.requireReadable(input.siteId, input.pageSlug);
-    checkPagination(input.page, input.perPage);
-    const viewer = personalization(input);
+    checkPath(input.siteId, input.pageSlug);
     // Maintained positions and count (src/projection/position-store.ts): the page's rows only, at any depth.
     const page = { siteId: input.siteId, pageSlug: input.pageSlug };
     const total = await this.store.count(page);
+    if (total === null) throw siteNotFound(input.siteId);
+    checkPagination(input.page, input.perPage);
+    const viewer = personalization(input);
     const window = positionWindow(total, input.page, input.perPage, input.order);
     const rows = window ? await this.store.placed(page, window.from, window.to, input.order) : [];
     return { rows, total, page: input.page, perPage: input.perPage, viewer };

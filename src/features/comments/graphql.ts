@@ -1,7 +1,7 @@
 // Message: a projected comment, in the shape the public API returns.
 import { builder } from "../../graphql/builder.ts";
 import { DEFAULT_PAGE, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/pagination.ts";
-import { reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
+import { anonymousSummaries, reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
 import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
 import type { Comments } from "./comments.ts";
@@ -71,7 +71,8 @@ export const Message = builder.prismaObject("Comment", {
     reactions: t.field({
       type: [ReactionSummary],
       description: "Per key, the number of distinct reacting users, in the order of each key's first reaction. `mine` is set only on personalized reads.",
-      resolve: async (c, _args, ctx) => reactionSummaries(await ctx.reactions.load(c.eventId), ctx.viewerUserId),
+      // Anonymous: the summaries the projection stored with the comment; a viewer's: its reactions decide `mine`.
+      resolve: async (c, _args, ctx) => (ctx.viewerUserId === null ? anonymousSummaries(c.reactionSummary) : reactionSummaries(await ctx.reactions.load(c.eventId), ctx.viewerUserId)),
     }),
   }),
 });
@@ -113,7 +114,9 @@ builder.queryField("comments", (t) =>
         authorSignature: args.authorSignature ?? null,
       });
       ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
-      return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
+      // The page's statement read its authors' profiles too: the author fields find them loaded.
+      for (const { comment, member } of result.rows) ctx.profiles.prime(`${comment.roomId}\u0000${comment.sender}`, member);
+      return { data: result.rows.map((row) => row.comment), meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
   }),
 );

@@ -139,4 +139,4 @@ export function checkPath(siteId: string, pageSlug?: string): void {
 
 const configDeclared = (message: string) => new DomainError("config-declared", 409, message);
 const siteTaken = (siteId: string) => new DomainError("site-id-taken", 409, `Site id ${siteId} is already taken.`);
-const siteNotFound = (siteId: string) => notFound("site-not-found", `Site ${siteId} is not registered.`);
+export const siteNotFound = (siteId: string) => notFound("site-not-found", `Site ${siteId} is not registered.`);
