@@ -17,12 +17,10 @@ export function checkPagination(page: number, perPage: number): void {
 }
 
 /**
- * The positions (1-based, inclusive) a list page covers, in list order; null when the page is
- * past the end. `desc` counts from the newest.
+ * The ranks (1-based, inclusive) a list page covers: 1 is the first comment of the list's order
+ * (the oldest for asc, the newest for desc), whatever the list's length.
  */
-export function positionWindow(total: number, page: number, perPage: number, order: "asc" | "desc"): { from: number; to: number } | null {
+export function rankWindow(page: number, perPage: number): { first: number; last: number } {
   const skip = (page - 1) * perPage;
-  if (skip >= total) return null;
-  if (order === "asc") return { from: skip + 1, to: Math.min(total, skip + perPage) };
-  return { from: Math.max(1, total - skip - perPage + 1), to: total - skip };
+  return { first: skip + 1, last: skip + perPage };
 }

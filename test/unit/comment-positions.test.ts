@@ -1,6 +1,6 @@
 // Comment positions (src/projection/position-store.ts) on a real SQLite database, and the list
-// window over them (src/core/pagination.ts): whatever order comments arrive in, positions are
-// the list order and a window reads exactly the page's rows.
+// page over them (src/features/comments/comment-read-store.ts): whatever order comments arrive
+// in, positions are the list order and a page reads exactly the rows of its ranks.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,20 +9,13 @@ import { tmpdir } from "node:os";
 import { migrate } from "../../src/db/migrations.ts";
 import { openDatabase, type Db } from "../../src/db/client.ts";
 import { placeComment, repositionPage, sortsBefore, type PlacedComment } from "../../src/projection/position-store.ts";
-import { positionWindow } from "../../src/core/pagination.ts";
+import { rankWindow } from "../../src/core/pagination.ts";
+import { CommentReadStore } from "../../src/features/comments/comment-read-store.ts";
 
-describe("positionWindow", () => {
-  test("ascending pages", () => {
-    assert.deepEqual(positionWindow(45, 1, 20, "asc"), { from: 1, to: 20 });
-    assert.deepEqual(positionWindow(45, 3, 20, "asc"), { from: 41, to: 45 });
-    assert.equal(positionWindow(45, 4, 20, "asc"), null);
-    assert.equal(positionWindow(0, 1, 20, "asc"), null);
-  });
-  test("descending pages count from the newest", () => {
-    assert.deepEqual(positionWindow(45, 1, 20, "desc"), { from: 26, to: 45 });
-    assert.deepEqual(positionWindow(45, 3, 20, "desc"), { from: 1, to: 5 });
-    assert.equal(positionWindow(40, 3, 20, "desc"), null);
-    assert.deepEqual(positionWindow(40, 2, 20, "desc"), { from: 1, to: 20 });
+describe("rankWindow", () => {
+  test("a page's ranks, whatever the list's length", () => {
+    assert.deepEqual(rankWindow(1, 20), { first: 1, last: 20 });
+    assert.deepEqual(rankWindow(3, 20), { first: 41, last: 60 });
   });
 });
 
@@ -77,5 +70,31 @@ describe("comment positions", () => {
     await repositionPage(db, "r", "p");
     assert.deepEqual(await listed("r", "p"), []);
     assert.equal(await db.pageCommentCount.findUnique({ where: { siteId_pageSlug: page } }), null);
+  });
+
+  test("a list page is the comments of its ranks, counted from the newest in desc order", async () => {
+    const page = { siteId: "w", pageSlug: "p" };
+    await db.site.create({ data: { id: "w", source: "config" } });
+    const store = new CommentReadStore(db);
+    assert.deepEqual(await store.page(page, 1, 20, "asc"), { total: 0, comments: [] }, "a registered site without comments");
+    assert.equal(await store.page({ siteId: "unknown", pageSlug: "p" }, 1, 20, "asc"), null, "an unregistered site");
+    const row = (i: number) => ({ eventId: `$w${String(i).padStart(2, "0")}`, roomId: "!w", ...page, sender: "@a:x", authorType: "matrix", content: "{}", originServerTs: BigInt(1000 + i) });
+    await db.comment.createMany({ data: Array.from({ length: 45 }, (_, i) => row(i + 1)) });
+    await db.roomMember.create({ data: { roomId: "!w", userId: "@a:x", membership: "join", displayName: "A", avatarUrl: null } });
+    await repositionPage(db, "w", "p");
+    const ids = async (first: number, last: number, order: "asc" | "desc") => {
+      const found = await store.page(page, first, last, order);
+      assert.equal(found?.total, 45);
+      return found!.comments.map((c) => c.comment.eventId.slice(2)).join(",");
+    };
+    assert.equal(await ids(1, 3, "asc"), "01,02,03");
+    assert.equal(await ids(41, 60, "asc"), "41,42,43,44,45");
+    assert.equal(await ids(61, 80, "asc"), "");
+    assert.equal(await ids(1, 3, "desc"), "45,44,43");
+    assert.equal(await ids(41, 60, "desc"), "05,04,03,02,01");
+    assert.equal(await ids(46, 60, "desc"), "");
+    const [first] = (await store.page(page, 1, 1, "asc"))!.comments;
+    assert.deepEqual(first!.member, { membership: "join", displayName: "A", avatarUrl: null }, "with its author's room profile");
+    assert.equal(first!.comment.originServerTs, 1001n);
   });
 });

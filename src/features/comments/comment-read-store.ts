@@ -1,8 +1,8 @@
 // Domain reads of the projected comments (Comment rows, their maintained positions, counts and
-// reaction summaries); the projection writes them (src/projection/). The list read's statements
-// run on the driver, prepared once (src/db/driver-statements.ts): a page is two statements however
-// deep it is: the site with the page's count, then its positions joined with their comments and
-// their authors' current room profiles.
+// reaction summaries); the projection writes them (src/projection/). A list page is one statement
+// on the driver, prepared once (src/db/driver-statements.ts), however deep the page is: the site,
+// the page's count, and the comments at the page's positions with their authors' current room
+// profiles.
 import type { Db } from "../../db/client.ts";
 import { driverStatements } from "../../db/client.ts";
 import type { Comment } from "../../db/client.ts";
@@ -15,7 +15,8 @@ export interface PageKey {
 }
 
 /** A Comment row as the drivers return it, with its author's RoomMember columns (null: no row). */
-type PlacedRow = Omit<Comment, "originServerTs" | "editedAt" | "createdAt"> & {
+type ListedRow = Omit<Comment, "originServerTs" | "editedAt" | "createdAt"> & {
+  pageCount: number | null;
   originServerTs: number | string;
   editedAt: string | Date | null;
   createdAt: string | Date;
@@ -25,7 +26,7 @@ type PlacedRow = Omit<Comment, "originServerTs" | "editedAt" | "createdAt"> & {
 };
 
 /** A comment of a page, with its author's current profile in the room (null: never a member). */
-export interface PlacedComment {
+export interface ListedComment {
   comment: Comment;
   member: Membership | null;
 }
@@ -34,16 +35,23 @@ const COMMENT_COLUMNS = ["eventId", "roomId", "siteId", "pageSlug", "sender", "s
   .map((column) => `c."${column}"`)
   .join(", ");
 
-/** The comments at positions $3..$4 of a page, in position order (one statement per order). */
-const placedSql = (order: "asc" | "desc") => `SELECT ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"
-  FROM "CommentPosition" p JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
-  WHERE p."siteId" = $1 AND p."pageSlug" = $2 AND p."position" >= $3 AND p."position" <= $4 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
-const PLACED = { asc: placedSql("asc"), desc: placedSql("desc") };
-/** No row: the site is not registered; a null count: no comment yet. */
-const SITE_COUNT = `SELECT n."count" FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2 WHERE s."id" = $1`;
+/**
+ * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
+ * ranks $3..$4 in list order (none: a row without a comment). Rank r is position r ascending and
+ * position count - r + 1 descending (positions: src/projection/position-store.ts).
+ */
+const pageSql = (order: "asc" | "desc") => {
+  const [from, to] = order === "asc" ? ["$3", "$4"] : [`n."count" - $4 + 1`, `n."count" - $3 + 1`];
+  return `SELECT n."count" AS "pageCount", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"
+  FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
+  LEFT JOIN "CommentPosition" p ON p."siteId" = s."id" AND p."pageSlug" = $2 AND p."position" >= ${from} AND p."position" <= ${to}
+  LEFT JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
+  WHERE s."id" = $1 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
+};
+const PAGE = { asc: pageSql("asc"), desc: pageSql("desc") };
 
-function toPlaced(row: PlacedRow): PlacedComment {
-  const { memberMembership, memberDisplayName, memberAvatarUrl, ...comment } = row;
+function toListed(row: ListedRow): ListedComment {
+  const { pageCount: _, memberMembership, memberDisplayName, memberAvatarUrl, ...comment } = row;
   return {
     comment: { ...comment, originServerTs: asBigInt(row.originServerTs), editedAt: asDate(row.editedAt), createdAt: asDate(row.createdAt)! },
     member: memberMembership === null ? null : { membership: memberMembership, displayName: memberDisplayName, avatarUrl: memberAvatarUrl },
@@ -57,15 +65,11 @@ export class CommentReadStore {
     return driverStatements(this.db);
   }
 
-  /** The page's maintained comment count (src/projection/position-store.ts), at any depth; null when the site is not registered. */
-  async count(page: PageKey): Promise<number | null> {
-    const [row] = await this.reads.all<{ count: number | null }>(SITE_COUNT, [page.siteId, page.pageSlug]);
-    return row ? (row.count ?? 0) : null;
-  }
-
-  /** The comments at positions from..to of the page, in `order`. */
-  async placed(page: PageKey, from: number, to: number, order: "asc" | "desc"): Promise<PlacedComment[]> {
-    return (await this.reads.all<PlacedRow>(PLACED[order], [page.siteId, page.pageSlug, from, to])).map(toPlaced);
+  /** The page's count and the comments of ranks first..last in `order`; null when the site is not registered. */
+  async page(page: PageKey, first: number, last: number, order: "asc" | "desc"): Promise<{ total: number; comments: ListedComment[] } | null> {
+    const rows = await this.reads.all<ListedRow>(PAGE[order], [page.siteId, page.pageSlug, first, last]);
+    if (rows.length === 0) return null;
+    return { total: rows[0]!.pageCount ?? 0, comments: rows[0]!.eventId === null ? [] : rows.map(toListed) };
   }
 
   find(eventId: string): Promise<Comment | null> {

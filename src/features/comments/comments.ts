@@ -2,7 +2,7 @@
 import type { Db } from "../../db/client.ts";
 import { forbidden, validationError } from "../../core/errors.ts";
 import { parsePublicKey, parseSignature, verifySignature } from "../../security/author-proof.ts";
-import { checkPagination, MAX_PER_PAGE, positionWindow } from "../../core/pagination.ts";
+import { checkPagination, MAX_PER_PAGE, rankWindow } from "../../core/pagination.ts";
 import { checkPath, siteNotFound } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
 import { CommentReadStore } from "./comment-read-store.ts";
@@ -45,14 +45,12 @@ export class Comments {
 
   async list(input: ListCommentsInput) {
     checkPath(input.siteId, input.pageSlug);
-    // Maintained positions and count (src/projection/position-store.ts): the page's rows only, at any depth.
-    const page = { siteId: input.siteId, pageSlug: input.pageSlug };
-    const total = await this.store.count(page);
-    if (total === null) throw siteNotFound(input.siteId);
     checkPagination(input.page, input.perPage);
+    const { first, last } = rankWindow(input.page, input.perPage);
+    const found = await this.store.page({ siteId: input.siteId, pageSlug: input.pageSlug }, first, last, input.order);
+    if (found === null) throw siteNotFound(input.siteId);
     const viewer = personalization(input);
-    const window = positionWindow(total, input.page, input.perPage, input.order);
-    const rows = window ? await this.store.placed(page, window.from, window.to, input.order) : [];
+    const { total, comments: rows } = found;
     return { rows, total, page: input.page, perPage: input.perPage, viewer };
   }
 

@@ -6,6 +6,8 @@ import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
 import type { Comments } from "./comments.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
+import type { Comment } from "../../db/client.ts";
+import type { Membership } from "../../projection/member-store.ts";
 
 declare module "../../graphql/context.ts" {
   interface ContextServices {
@@ -36,6 +38,16 @@ const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement(
   }),
 });
 
+/** A comment's author as shown: its current room profile (`member`, null: never a member), else the one captured with the comment. */
+function authorOf(c: Comment, member: Membership | null): AuthorShape {
+  return {
+    type: c.authorType,
+    publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
+    mxid: c.authorType === "matrix" ? c.sender : null,
+    ...shownProfile(member, c),
+  };
+}
+
 const ReactionSummary = builder.objectRef<Summary>("ReactionSummary").implement({
   fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
 });
@@ -58,14 +70,10 @@ export const Message = builder.prismaObject("Comment", {
     content: t.field({ type: "JSON", resolve: (c, _args, ctx) => presentContent(JSON.parse(c.content), ctx.services.mediaUrls, ctx.mediaBase) }),
     author: t.field({
       type: MessageAuthor,
-      resolve: async (c, _args, ctx) => {
-        const member = await ctx.profiles.load(`${c.roomId}\u0000${c.sender}`);
-        return {
-          type: c.authorType,
-          publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
-          mxid: c.authorType === "matrix" ? c.sender : null,
-          ...shownProfile(member, c),
-        };
+      resolve: (c, _args, ctx) => {
+        const key = `${c.roomId}\u0000${c.sender}`;
+        const known = ctx.knownProfiles.get(key);
+        return known !== undefined ? authorOf(c, known) : ctx.profiles.load(key).then((member) => authorOf(c, member));
       },
     }),
     reactions: t.field({
@@ -114,8 +122,8 @@ builder.queryField("comments", (t) =>
         authorSignature: args.authorSignature ?? null,
       });
       ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
-      // The page's statement read its authors' profiles too: the author fields find them loaded.
-      for (const { comment, member } of result.rows) ctx.profiles.prime(`${comment.roomId}\u0000${comment.sender}`, member);
+      // The page's statement read its authors' profiles too: the author fields take them as they are.
+      for (const { comment, member } of result.rows) ctx.knownProfiles.set(`${comment.roomId}\u0000${comment.sender}`, member);
       return { data: result.rows.map((row) => row.comment), meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
   }),
