@@ -30,7 +30,9 @@ export async function sideBySide(
   request: Omit<LoadOptions, "url">,
   path: string,
   serviceUrl = ctx.serviceUrl,
-): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult }> {
+  /** Another request to the service measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
+  companion?: Omit<LoadOptions, "url">,
+): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult; companion: LoadResult | null }> {
   const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
   // Seeding runs in this process and holds its event loop for seconds: a kept-alive connection
@@ -41,12 +43,14 @@ export async function sideBySide(
   const reference = await ctx.reference(body);
   const service: LoadResult[] = [];
   const bare: LoadResult[] = [];
+  const companions: LoadResult[] = [];
   try {
     const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       service.push(await ctx.load({ ...request, url, durationMs, warmupMs }));
       bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
+      if (companion) companions.push(await ctx.load({ ...companion, url, durationMs, warmupMs }));
     }
   } finally {
     await reference.stop();
@@ -61,6 +65,7 @@ export async function sideBySide(
     ratio: format.ratio(measured.requestsPerSecond, referenced.requestsPerSecond),
     measured,
     referenced,
+    companion: companion ? combine(companions) : null,
   };
 }
 

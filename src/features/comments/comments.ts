@@ -57,7 +57,7 @@ export class Comments {
   /**
    * The personal part of a personalized read: which of `eventIds` (a page of comments already
    * read anonymously) the verified viewer reacted to, and with which keys. The reactions come
-   * from `reactionsOn` (the operation's loader: rows its page read already loaded are not read again).
+   * from `reactionsOn` (the operation's loader: one statement for them all).
    */
   async viewerReactions(input: ViewerReactionsInput, reactionsOn: (eventIds: string[]) => Promise<Array<Array<{ sender: string; key: string }>>>): Promise<Array<{ eventId: string; key: string }>> {
     checkPath(input.siteId, input.pageSlug);

@@ -47,7 +47,8 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
       overlayVariables: (variables, body: MessagePageBody) => ({
         siteId: variables.siteId,
         pageSlug: variables.pageSlug,
-        eventIds: body.data.map((m) => m.event_id),
+        // Only comments with reactions can have the viewer's.
+        eventIds: body.data.filter((m) => m.reactions.length > 0).map((m) => m.event_id),
         authorPublicKey: variables.authorPublicKey,
         authorSignature: variables.authorSignature,
       }),
