@@ -43,13 +43,16 @@ export function openDriverStatements(url: string): DriverStatements {
 interface SqliteStatement {
   statement: Database.Statement;
   binds: number[];
-  /** A row from the raw (array) form: better-sqlite3 builds row objects through V8's API, slower than a literal. */
+  /** A row from the raw (array) form (rowBuilder). */
   toRow: ((values: unknown[]) => unknown) | null;
 }
 
-/** A function building a row object from a raw row, as one object literal over the statement's columns. */
-function rowBuilder(statement: Database.Statement): (values: unknown[]) => unknown {
-  const fields = statement.columns().map((column, i) => `${JSON.stringify(column.name)}: values[${i}]`);
+/**
+ * A function building a row object from a raw (array) row, as one object literal over the
+ * statement's columns: both drivers build row objects field by field, slower than a literal.
+ */
+function rowBuilder(columns: string[]): (values: unknown[]) => unknown {
+  const fields = columns.map((column, i) => `${JSON.stringify(column)}: values[${i}]`);
   return new Function("values", `return { ${fields.join(", ")} };`) as (values: unknown[]) => unknown;
 }
 
@@ -69,7 +72,7 @@ class SqliteConnection {
     if (!prepared) {
       this.connection ??= new Database(this.path, { timeout: this.timeout });
       const statement = this.connection.prepare(sql.replace(/\$\d+/g, "?"));
-      const toRow = statement.reader ? rowBuilder(statement.raw(true)) : null;
+      const toRow = statement.reader ? rowBuilder(statement.raw(true).columns().map((column) => column.name)) : null;
       prepared = { statement, binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), toRow };
       if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, prepared);
@@ -137,9 +140,15 @@ const types = {
     oid === pg.types.builtins.TIMESTAMP || oid === pg.types.builtins.INT8 ? (value: string) => value : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
+/** A named PostgreSQL statement, and its row builder once its first result has described the columns. */
+interface PostgresStatement {
+  name: string;
+  toRow: ((values: unknown[]) => unknown) | null;
+}
+
 class PostgresStatements implements DriverStatements {
   private readonly pool: pg.Pool;
-  private readonly names = new Map<string, string>();
+  private readonly statements = new Map<string, PostgresStatement>();
 
   constructor(url: string) {
     this.pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, idleTimeoutMillis: 10_000, allowExitOnIdle: true, types });
@@ -148,24 +157,25 @@ class PostgresStatements implements DriverStatements {
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    return (await this.query(sql, params)).rows as Row[];
+    return (await this.query<Row>(sql, params)).rows;
   }
 
   async run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
-    const result = await this.query(sql, params);
-    return { rows: result.rows as Row[], count: result.rowCount ?? 0 };
+    return this.query<Row>(sql, params);
   }
 
-  private query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
-    let name = this.names.get(sql);
-    if (name === undefined) {
-      name = `r${createHash("sha256").update(sql).digest("hex").slice(0, 20)}`;
-      if (this.names.size >= MAX_STATEMENTS) this.names.delete(this.names.keys().next().value!);
-      this.names.set(sql, name);
+  private async query<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = { name: `r${createHash("sha256").update(sql).digest("hex").slice(0, 20)}`, toRow: null };
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, statement);
     }
     // A Date as UTC text: a timestamp without time zone takes it as written (Prisma stores UTC).
     const values = params.map((value) => (value instanceof Date ? value.toISOString() : value));
-    return this.pool.query({ name, text: sql, values });
+    const result = await this.pool.query<unknown[]>({ name: statement.name, text: sql, values, rowMode: "array" });
+    statement.toRow ??= rowBuilder(result.fields.map((field) => field.name));
+    return { rows: result.rows.map(statement.toRow) as Row[], count: result.rowCount ?? 0 };
   }
 
   close(): Promise<void> {
