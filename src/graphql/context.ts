@@ -50,15 +50,9 @@ export function createContext(
   mediaBase: string | null,
   idempotency: IdempotencyScope | null = null,
   checkedSite: CheckedSite | null = null,
-  /**
-   * Whether loaders memoize their rows for the context's life. One request's operations share
-   * them (a personalized read's overlay finds the rows its page read loaded); a subscription
-   * keeps its context for the life of an SSE stream and must see renames and new reactions, so
-   * its loaders only batch.
-   */
-  memoize = false,
 ): GraphQLContext {
-  const loading = { cache: memoize };
+  // Loaders batch only: a subscription keeps its context for the life of an SSE stream and must see renames and new reactions.
+  const loading = { cache: false };
   const profiles = new DataLoader<string, Membership | null>(async (keys) => {
     const rows = await roomMembers(services.db, keys.map((k) => k.split("\u0000") as [string, string]));
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));

@@ -266,9 +266,9 @@ export class RestApi {
   ): Promise<RouteResult | CachedRead> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
     const mediaBase = this.services.mediaBase(request);
-    // One context for the request's operations: a personalized read's overlay finds the rows its page read loaded.
+    // One context for the request's operations (a personalized read runs two).
     let shared: GraphQLContext | null = null;
-    const context = () => (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite, true));
+    const context = () => (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite));
     const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
       const compiled = document ? this.compiledOverlay(document) : prepared.compiled;
       let result = compiled ? await compiled.query(undefined, context(), variableValues) : null;

@@ -50,6 +50,10 @@ const pageSql = (order: "asc" | "desc") => {
 };
 const PAGE = { asc: pageSql("asc"), desc: pageSql("desc") };
 
+/** A viewer's reactions in force on some comments (one statement per number of comments). */
+const viewerReactionsSql = (n: number) =>
+  `SELECT "targetEventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${Array.from({ length: n }, (_, i) => `$${i + 2}`).join(", ")})`;
+
 function toListed(row: ListedRow): ListedComment {
   const { pageCount: _, memberMembership, memberDisplayName, memberAvatarUrl, ...comment } = row;
   return {
@@ -70,6 +74,11 @@ export class CommentReadStore {
     const rows = await this.reads.all<ListedRow>(PAGE[order], [page.siteId, page.pageSlug, first, last]);
     if (rows.length === 0) return null;
     return { total: rows[0]!.pageCount ?? 0, comments: rows[0]!.eventId === null ? [] : rows.map(toListed) };
+  }
+
+  /** The reactions `sender` has in force on the comments `eventIds`. */
+  viewerReactions(sender: string, eventIds: string[]): Promise<Array<{ targetEventId: string; key: string }>> {
+    return this.reads.all(viewerReactionsSql(eventIds.length), [sender, ...eventIds]);
   }
 
   find(eventId: string): Promise<Comment | null> {

@@ -56,16 +56,14 @@ export class Comments {
 
   /**
    * The personal part of a personalized read: which of `eventIds` (a page of comments already
-   * read anonymously) the verified viewer reacted to, and with which keys. The reactions come
-   * from `reactionsOn` (the operation's loader: one statement for them all).
+   * read anonymously) the verified viewer reacted to, and with which keys.
    */
-  async viewerReactions(input: ViewerReactionsInput, reactionsOn: (eventIds: string[]) => Promise<Array<Array<{ sender: string; key: string }>>>): Promise<Array<{ eventId: string; key: string }>> {
+  async viewerReactions(input: ViewerReactionsInput): Promise<Array<{ eventId: string; key: string }>> {
     checkPath(input.siteId, input.pageSlug);
     if (input.eventIds.length > MAX_PER_PAGE) throw validationError("Too many event ids.", [{ field: "eventIds", message: `at most ${MAX_PER_PAGE}` }]);
     const sender = this.verifiedViewer(input);
     if (sender === null || input.eventIds.length === 0) return [];
-    const reactions = await reactionsOn(input.eventIds);
-    return input.eventIds.flatMap((eventId, i) => reactions[i]!.filter((r) => r.sender === sender).map((r) => ({ eventId, key: r.key })));
+    return (await this.store.viewerReactions(sender, input.eventIds)).map((r) => ({ eventId: r.targetEventId, key: r.key }));
   }
 
   /** One comment as projected, or null. */

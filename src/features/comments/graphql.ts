@@ -142,15 +142,12 @@ builder.queryField("viewerReactions", (t) =>
       authorSignature: t.arg.string({ description: 'Signature over ["QUERY_COMMENTS", site_id, page_slug].' }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.comments.viewerReactions(
-        {
-          siteId: args.siteId,
-          pageSlug: args.pageSlug,
-          eventIds: args.eventIds,
-          authorPublicKey: args.authorPublicKey ?? null,
-          authorSignature: args.authorSignature ?? null,
-        },
-        (eventIds) => Promise.all(eventIds.map((eventId) => ctx.reactions.load(eventId))),
-      ),
+      ctx.services.comments.viewerReactions({
+        siteId: args.siteId,
+        pageSlug: args.pageSlug,
+        eventIds: args.eventIds,
+        authorPublicKey: args.authorPublicKey ?? null,
+        authorSignature: args.authorSignature ?? null,
+      }),
   }),
 );
