@@ -3,11 +3,8 @@
 // in, positions are the list order and a page reads exactly the rows of its ranks.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { migrate } from "../../src/db/migrations.ts";
-import { openDatabase, type Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/client.ts";
+import { migratedSqlite } from "../support/sqlite-file.ts";
 import { placeComment, repositionPage, sortsBefore, type PlacedComment } from "../../src/projection/position-store.ts";
 import { rankWindow } from "../../src/core/pagination.ts";
 import { CommentReadStore } from "../../src/features/comments/comment-read-store.ts";
@@ -20,17 +17,12 @@ describe("rankWindow", () => {
 });
 
 describe("comment positions", () => {
-  const work = mkdtempSync(join(tmpdir(), "positions-"));
   let db: Db;
+  let close: () => Promise<void>;
   before(async () => {
-    const url = `file:${join(work, "db.sqlite")}`;
-    await migrate(url);
-    db = await openDatabase(url);
+    ({ db, close } = await migratedSqlite("positions"));
   });
-  after(async () => {
-    await db.$disconnect();
-    rmSync(work, { recursive: true, force: true });
-  });
+  after(() => close());
 
   const listed = async (siteId: string, pageSlug: string) =>
     (await db.commentPosition.findMany({ where: { siteId, pageSlug }, orderBy: { position: "asc" } })).map((p) => [p.position, p.eventId]);

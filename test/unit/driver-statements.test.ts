@@ -4,27 +4,18 @@
 // Dates as Prisma stores them and waits out a Prisma transaction without blocking the event loop.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { migrate } from "../../src/db/migrations.ts";
-import { driverStatements, openDatabase, type Db } from "../../src/db/client.ts";
+import { driverStatements, type Db } from "../../src/db/client.ts";
+import { migratedSqlite } from "../support/sqlite-file.ts";
 import { asBigInt, asDate } from "../../src/db/driver-statements.ts";
 
-let work: string;
 let db: Db;
+let close: () => Promise<void>;
 
 before(async () => {
-  work = mkdtempSync(join(tmpdir(), "driver-statements-"));
-  const url = `file:${join(work, "db.sqlite")}`;
-  await migrate(url);
-  db = await openDatabase(url);
+  ({ db, close } = await migratedSqlite("driver-statements"));
 });
 
-after(async () => {
-  await db.$disconnect();
-  rmSync(work, { recursive: true, force: true });
-});
+after(() => close());
 
 test("placeholders bind by their number, in any order and repeated", async () => {
   const [row] = await driverStatements(db).all<{ a: string; b: string; c: string }>(`SELECT $2 AS "a", $1 AS "b", $2 || $1 AS "c"`, ["x", "y"]);
