@@ -42,8 +42,8 @@ export function reactionSummaries(rows: ReactionRow[], viewerUserId: string | nu
 }
 
 /** A comment's summaries as the read model stores them (Comment.reactionSummary): without `mine`, which is each viewer's own. */
-export function storedSummaries(rows: ReactionRow[]): string {
-  return JSON.stringify(reactionSummaries(rows, null).map(({ key, count }) => ({ key, count })));
+export function storedSummaries(summaries: ReactionSummary[]): string {
+  return JSON.stringify(summaries.map(({ key, count }) => ({ key, count })));
 }
 
 /** Stored summaries as an anonymous read shows them. */

@@ -71,13 +71,14 @@ export async function recomputeComment(page: PageContext, eventId: string, store
 
   const before = await commentRow(reads, eventId);
   const beforeReactions = await reactionRows(reads, eventId);
+  const reactions = reactionSummaries(state.reactions, null);
   const fields = {
     status: state.status,
     content: JSON.stringify(state.content),
     editedAt: state.editedAt === null ? null : new Date(state.editedAt),
     replyTo: state.replyTo,
     threadRoot: state.threadRoot,
-    reactionSummary: storedSummaries(state.reactions),
+    reactionSummary: storedSummaries(reactions),
   };
   if (!before) {
     await createComment(tx, {
@@ -108,7 +109,6 @@ export async function recomputeComment(page: PageContext, eventId: string, store
     return;
   }
   if (visible(before) !== visible(fields)) await announce(page, "message_updated", eventId);
-  const reactions = reactionSummaries(state.reactions, null);
   const responses = pollResponses(state.content);
   if (JSON.stringify(reactions) !== JSON.stringify(reactionSummaries(beforeReactions, null)) || JSON.stringify(responses) !== JSON.stringify(pollResponses(JSON.parse(before.content)))) {
     await announce(page, "message_annotations_changed", eventId, { event_id: eventId, reactions, ...(responses ? { poll_responses: responses } : {}) });

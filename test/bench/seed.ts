@@ -10,7 +10,7 @@ import { deriveCommentState } from "../../src/projection/comment-state.ts";
 import { eventRelation } from "../../src/projection/message-content.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 import { repositionPage } from "../../src/projection/position-store.ts";
-import { storedSummaries } from "../../src/projection/annotations.ts";
+import { reactionSummaries, storedSummaries } from "../../src/projection/annotations.ts";
 
 const CHUNK = 500;
 
@@ -97,5 +97,5 @@ export async function seedReactions(db: Db, target: SeedTarget, sender: string, 
   const rows = events.map((e, i) => ({ eventId: e.event_id, targetEventId: targets[i]!, roomId: target.roomId, sender, key, originServerTs: BigInt(e.origin_server_ts) }));
   await db.reaction.createMany({ data: rows });
   // The summary reads show, as the projection stores it with the Reaction rows (one reaction per target).
-  for (const row of rows) await db.comment.update({ where: { eventId: row.targetEventId }, data: { reactionSummary: storedSummaries([row]) } });
+  for (const row of rows) await db.comment.update({ where: { eventId: row.targetEventId }, data: { reactionSummary: storedSummaries(reactionSummaries([row], null)) } });
 }
