@@ -1,0 +1,38 @@
+// The driver's statements on real PostgreSQL run on generic plans, planned once per connection
+// (src/db/driver-statements.ts): a list page read again and again, past the executions after which
+// PostgreSQL settles on a plan, still reads exactly its ranks in either order.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { driverStatements, openDatabase } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrations.ts";
+import { repositionPage } from "../../src/projection/position-store.ts";
+import { CommentReadStore } from "../../src/features/comments/comment-read-store.ts";
+import { freshDatabase } from "../support/harness.ts";
+
+test("list pages on PostgreSQL's generic plans read their ranks, read after read", async () => {
+  const database = await freshDatabase("postgres");
+  try {
+    await migrate(database.url);
+    const db = await openDatabase(database.url);
+    try {
+      const [mode] = await driverStatements(db).all<{ plan_cache_mode: string }>("SHOW plan_cache_mode", []);
+      assert.equal(mode!.plan_cache_mode, "force_generic_plan");
+      const page = { siteId: "g", pageSlug: "p" };
+      await db.site.create({ data: { id: "g", source: "config" } });
+      const row = (i: number) => ({ eventId: `$g${String(i).padStart(2, "0")}`, roomId: "!g", ...page, sender: "@a:x", authorType: "matrix", content: "{}", originServerTs: BigInt(1000 + i) });
+      await db.comment.createMany({ data: Array.from({ length: 45 }, (_, i) => row(i + 1)) });
+      await repositionPage(db, "g", "p");
+      const store = new CommentReadStore(db);
+      const ids = async (first: number, last: number, order: "asc" | "desc") => (await store.page(page, first, last, order))!.comments.map((c) => c.comment.eventId.slice(2)).join(",");
+      // More reads than the pool has connections times PostgreSQL's five custom-plan trials.
+      for (let i = 0; i < 50; i++) {
+        const [asc, desc, past, unknown] = await Promise.all([ids(1, 3, "asc"), ids(41, 60, "desc"), ids(46, 60, "desc"), store.page({ siteId: "none", pageSlug: "p" }, 1, 20, "asc")]);
+        assert.deepEqual([asc, desc, past, unknown], ["01,02,03", "05,04,03,02,01", "", null], `read ${i + 1}`);
+      }
+    } finally {
+      await db.$disconnect();
+    }
+  } finally {
+    await database.drop();
+  }
+});
