@@ -415,7 +415,7 @@ export class RestApi {
 function compiledRead(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
   const operation = document.definitions.find((definition) => definition.kind === "OperationDefinition");
   if (operation?.operation !== "query") return null;
-  const compiled = compileQuery(schema, document);
+  const compiled = compileQuery(schema, document, undefined, { disableLeafSerialization: true });
   return isCompiledQuery(compiled) ? compiled : null;
 }
 

@@ -15,7 +15,7 @@ export interface PageKey {
 }
 
 /** A Comment row as the drivers return it, with its author's RoomMember columns (null: no row). */
-type ListedRow = Omit<Comment, "originServerTs" | "editedAt" | "createdAt"> & {
+type ListedRow = Omit<Comment, "siteId" | "pageSlug" | "originServerTs" | "editedAt" | "createdAt"> & {
   pageCount: number | null;
   originServerTs: number | string;
   editedAt: string | Date | null;
@@ -31,7 +31,8 @@ export interface ListedComment {
   member: Membership | null;
 }
 
-const COMMENT_COLUMNS = ["eventId", "roomId", "siteId", "pageSlug", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "createdAt", "reactionSummary"]
+// Not the site and page: the statement selects by them, and the rows take them from the key.
+const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "createdAt", "reactionSummary"]
   .map((column) => `c."${column}"`)
   .join(", ");
 
@@ -50,15 +51,35 @@ const pageSql = (order: "asc" | "desc") => {
 };
 const PAGE = { asc: pageSql("asc"), desc: pageSql("desc") };
 
-/** A viewer's reactions in force on some comments (one statement per number of comments). */
+/** A viewer's reactions in force on some comments (one statement per number of comments, its text made once). */
+const viewerReactionsSqlByArity: string[] = [];
 const viewerReactionsSql = (n: number) =>
-  `SELECT "targetEventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${Array.from({ length: n }, (_, i) => `$${i + 2}`).join(", ")})`;
+  (viewerReactionsSqlByArity[n] ??= `SELECT "targetEventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${Array.from({ length: n }, (_, i) => `$${i + 2}`).join(", ")})`);
 
-function toListed(row: ListedRow): ListedComment {
-  const { pageCount: _, memberMembership, memberDisplayName, memberAvatarUrl, ...comment } = row;
+// Field by field: an object rest/spread copies through a slow generic path, once per listed row.
+function toListed(page: PageKey, row: ListedRow): ListedComment {
   return {
-    comment: { ...comment, originServerTs: asBigInt(row.originServerTs), editedAt: asDate(row.editedAt), createdAt: asDate(row.createdAt)! },
-    member: memberMembership === null ? null : { membership: memberMembership, displayName: memberDisplayName, avatarUrl: memberAvatarUrl },
+    comment: {
+      eventId: row.eventId,
+      roomId: row.roomId,
+      siteId: page.siteId,
+      pageSlug: page.pageSlug,
+      sender: row.sender,
+      submissionId: row.submissionId,
+      authorType: row.authorType,
+      authorPublicKey: row.authorPublicKey,
+      displayName: row.displayName,
+      avatarUrl: row.avatarUrl,
+      status: row.status,
+      content: row.content,
+      replyTo: row.replyTo,
+      threadRoot: row.threadRoot,
+      originServerTs: asBigInt(row.originServerTs),
+      editedAt: asDate(row.editedAt),
+      createdAt: asDate(row.createdAt)!,
+      reactionSummary: row.reactionSummary,
+    },
+    member: row.memberMembership === null ? null : { membership: row.memberMembership, displayName: row.memberDisplayName, avatarUrl: row.memberAvatarUrl },
   };
 }
 
@@ -73,7 +94,7 @@ export class CommentReadStore {
   async page(page: PageKey, first: number, last: number, order: "asc" | "desc"): Promise<{ total: number; comments: ListedComment[] } | null> {
     const rows = await this.reads.all<ListedRow>(PAGE[order], [page.siteId, page.pageSlug, first, last]);
     if (rows.length === 0) return null;
-    return { total: rows[0]!.pageCount ?? 0, comments: rows[0]!.eventId === null ? [] : rows.map(toListed) };
+    return { total: rows[0]!.pageCount ?? 0, comments: rows[0]!.eventId === null ? [] : rows.map((row) => toListed(page, row)) };
   }
 
   /** The reactions `sender` has in force on the comments `eventIds`. */

@@ -53,13 +53,20 @@ export const listComments: OperationRoute<any, typeof requestBodies.listComments
         authorSignature: variables.authorSignature,
       }),
       overlay: (body: MessagePageBody, data: { viewerReactions: Array<{ eventId: string; key: string }> }): MessagePageBody => {
-        const mine = new Set(data.viewerReactions.map((r) => `${r.eventId}\u0000${r.key}`));
-        if (mine.size === 0) return body;
+        if (data.viewerReactions.length === 0) return body;
+        // The viewer's keys by comment: lookups by the ids as they are, no key strings built per read.
+        const mine = new Map<string, Set<string>>();
+        for (const { eventId, key } of data.viewerReactions) {
+          const keys = mine.get(eventId);
+          if (keys) keys.add(key);
+          else mine.set(eventId, new Set([key]));
+        }
         return {
           ...body,
-          data: body.data.map((m) =>
-            m.reactions.some((r) => mine.has(`${m.event_id}\u0000${r.key}`)) ? { ...m, reactions: m.reactions.map((r) => ({ ...r, mine: mine.has(`${m.event_id}\u0000${r.key}`) })) } : m,
-          ),
+          data: body.data.map((m) => {
+            const keys = mine.get(m.event_id);
+            return keys ? { ...m, reactions: m.reactions.map((r) => ({ ...r, mine: keys.has(r.key) })) } : m;
+          }),
         };
       },
     },
