@@ -29,8 +29,6 @@ export interface GraphQLContext {
   idempotency: IdempotencyScope | null;
   /** Current room profiles, batched per operation: key `${roomId}\0${userId}`. */
   profiles: DataLoader<string, Membership | null>;
-  /** Profiles an operation's read already holds (a comment page's statement joins them), same keys: taken before the loader. */
-  knownProfiles: Map<string, Membership | null>;
   /** Reactions in force per comment event id, batched per operation. */
   reactions: DataLoader<string, Reaction[]>;
   /** The site the route adapter's site-write gate already loaded and passed for this request. */
@@ -64,5 +62,5 @@ export function createContext(
     for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
     return eventIds.map((id) => byTarget.get(id) ?? []);
   }, loading);
-  return { services, request, idempotency, checkedSite, profiles, knownProfiles: new Map(), reactions, viewerUserId: null, mediaBase };
+  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase };
 }

@@ -23,7 +23,7 @@ test("list pages on PostgreSQL's generic plans read their ranks, read after read
       await db.comment.createMany({ data: Array.from({ length: 45 }, (_, i) => row(i + 1)) });
       await repositionPage(db, "g", "p");
       const store = new CommentReadStore(db);
-      const ids = async (first: number, last: number, order: "asc" | "desc") => (await store.page(page, first, last, order))!.comments.map((c) => c.comment.eventId.slice(2)).join(",");
+      const ids = async (first: number, last: number, order: "asc" | "desc") => (await store.page(page, first, last, order))!.comments.map((c) => c.eventId.slice(2)).join(",");
       // More reads than the pool has connections times PostgreSQL's five custom-plan trials.
       for (let i = 0; i < 50; i++) {
         const [asc, desc, past, unknown] = await Promise.all([ids(1, 3, "asc"), ids(41, 60, "desc"), ids(46, 60, "desc"), store.page({ siteId: "none", pageSlug: "p" }, 1, 20, "asc")]);

@@ -14,25 +14,27 @@ export interface PageKey {
   pageSlug: string;
 }
 
+/** The columns of a Comment a Message shows (src/features/comments/graphql.ts): all but when the row was made. */
+export type MessageRow = Omit<Comment, "createdAt">;
+
 /** A Comment row as the drivers return it, with its author's RoomMember columns (null: no row). */
-type ListedRow = Omit<Comment, "siteId" | "pageSlug" | "originServerTs" | "editedAt" | "createdAt"> & {
+type ListedRow = Omit<MessageRow, "siteId" | "pageSlug" | "originServerTs" | "editedAt"> & {
   pageCount: number | null;
   originServerTs: number | string;
   editedAt: string | Date | null;
-  createdAt: string | Date;
   memberMembership: string | null;
   memberDisplayName: string | null;
   memberAvatarUrl: string | null;
 };
 
-/** A comment of a page, with its author's current profile in the room (null: never a member). */
-export interface ListedComment {
-  comment: Comment;
+/** A comment of a page, with its author's current profile in the room (`member`, null: never a member). */
+export interface ListedComment extends MessageRow {
   member: Membership | null;
 }
 
-// Not the site and page: the statement selects by them, and the rows take them from the key.
-const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "createdAt", "reactionSummary"]
+// Not the site and page (the statement selects by them: the rows take them from the key), nor
+// createdAt (no Message field reads it).
+const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "reactionSummary"]
   .map((column) => `c."${column}"`)
   .join(", ");
 
@@ -59,26 +61,23 @@ const viewerReactionsSql = (n: number) =>
 // Field by field: an object rest/spread copies through a slow generic path, once per listed row.
 function toListed(page: PageKey, row: ListedRow): ListedComment {
   return {
-    comment: {
-      eventId: row.eventId,
-      roomId: row.roomId,
-      siteId: page.siteId,
-      pageSlug: page.pageSlug,
-      sender: row.sender,
-      submissionId: row.submissionId,
-      authorType: row.authorType,
-      authorPublicKey: row.authorPublicKey,
-      displayName: row.displayName,
-      avatarUrl: row.avatarUrl,
-      status: row.status,
-      content: row.content,
-      replyTo: row.replyTo,
-      threadRoot: row.threadRoot,
-      originServerTs: asBigInt(row.originServerTs),
-      editedAt: asDate(row.editedAt),
-      createdAt: asDate(row.createdAt)!,
-      reactionSummary: row.reactionSummary,
-    },
+    eventId: row.eventId,
+    roomId: row.roomId,
+    siteId: page.siteId,
+    pageSlug: page.pageSlug,
+    sender: row.sender,
+    submissionId: row.submissionId,
+    authorType: row.authorType,
+    authorPublicKey: row.authorPublicKey,
+    displayName: row.displayName,
+    avatarUrl: row.avatarUrl,
+    status: row.status,
+    content: row.content,
+    replyTo: row.replyTo,
+    threadRoot: row.threadRoot,
+    originServerTs: asBigInt(row.originServerTs),
+    editedAt: asDate(row.editedAt),
+    reactionSummary: row.reactionSummary,
     member: row.memberMembership === null ? null : { membership: row.memberMembership, displayName: row.memberDisplayName, avatarUrl: row.memberAvatarUrl },
   };
 }

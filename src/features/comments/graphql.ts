@@ -6,8 +6,8 @@ import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
 import type { Comments } from "./comments.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
-import type { Comment } from "../../db/client.ts";
 import type { Membership } from "../../projection/member-store.ts";
+import type { ListedComment, MessageRow } from "./comment-read-store.ts";
 
 declare module "../../graphql/context.ts" {
   interface ContextServices {
@@ -39,7 +39,7 @@ const MessageAuthor = builder.objectRef<AuthorShape>("MessageAuthor").implement(
 });
 
 /** A comment's author as shown: its current room profile (`member`, null: never a member), else the one captured with the comment. */
-function authorOf(c: Comment, member: Membership | null): AuthorShape {
+function authorOf(c: MessageRow, member: Membership | null): AuthorShape {
   return {
     type: c.authorType,
     publicKey: c.authorType === "visitor" ? c.authorPublicKey : null,
@@ -52,10 +52,10 @@ const ReactionSummary = builder.objectRef<Summary>("ReactionSummary").implement(
   fields: (t) => ({ key: t.exposeString("key"), count: t.exposeInt("count"), mine: t.exposeBoolean("mine") }),
 });
 
-// Fields read the parent row's scalars directly (no `select`): every path that returns
-// messages loads whole rows, and a `select` would make the Prisma plugin load them again.
-export const Message = builder.prismaObject("Comment", {
-  name: "Message",
+// Fields read the parent row's scalars directly: a list page's rows (ListedComment) leave out the
+// columns no field reads, so the parent is any row with the columns they do (and a list page's,
+// its author's profile).
+export const Message = builder.objectRef<MessageRow | ListedComment>("Message").implement({
   description: "A comment on a page.",
   fields: (t) => ({
     eventId: t.exposeString("eventId"),
@@ -70,11 +70,8 @@ export const Message = builder.prismaObject("Comment", {
     content: t.field({ type: "JSON", resolve: (c, _args, ctx) => presentContent(JSON.parse(c.content), ctx.services.mediaUrls, ctx.mediaBase) }),
     author: t.field({
       type: MessageAuthor,
-      resolve: (c, _args, ctx) => {
-        const key = `${c.roomId}\u0000${c.sender}`;
-        const known = ctx.knownProfiles.get(key);
-        return known !== undefined ? authorOf(c, known) : ctx.profiles.load(key).then((member) => authorOf(c, member));
-      },
+      // A list page's rows carry their authors' profiles (its statement joins them); others load them, batched.
+      resolve: (c, _args, ctx) => ("member" in c ? authorOf(c, c.member) : ctx.profiles.load(`${c.roomId}\u0000${c.sender}`).then((member) => authorOf(c, member))),
     }),
     reactions: t.field({
       type: [ReactionSummary],
@@ -126,9 +123,7 @@ builder.queryField("comments", (t) =>
         authorSignature: args.authorSignature ?? null,
       });
       ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
-      // The page's statement read its authors' profiles too: the author fields take them as they are.
-      for (const { comment, member } of result.rows) ctx.knownProfiles.set(`${comment.roomId}\u0000${comment.sender}`, member);
-      return { data: result.rows.map((row) => row.comment), meta: { total: result.total, page: result.page, perPage: result.perPage } };
+      return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
   }),
 );
