@@ -411,7 +411,12 @@ export class RestApi {
   }
 }
 
-/** A read's query compiled once with graphql-jit; null (graphql's execute) for what jit cannot compile. */
+/**
+ * A read's query compiled once with graphql-jit; null (graphql's execute) for what jit cannot
+ * compile. Built-in scalars and enums are taken as the resolvers return them, not serialized one
+ * by one (nulls in non-null fields are still errors): the resolvers and the stores behind them
+ * return the wire types, and the suite checks every response against its declared schema.
+ */
 function compiledRead(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
   const operation = document.definitions.find((definition) => definition.kind === "OperationDefinition");
   if (operation?.operation !== "query") return null;
