@@ -272,7 +272,8 @@ if (sections.length > 0) {
     rmSync(work, { recursive: true, force: true });
   }
 }
-console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure)\n`);
+// The runtime settings are part of what is measured (npm passes .npmrc's node-options to every script).
+console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; NODE_OPTIONS=${process.env.NODE_OPTIONS || "(none)"})\n`);
 printTable(rows);
 process.exit(0);
 
