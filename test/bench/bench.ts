@@ -272,8 +272,10 @@ if (sections.length > 0) {
     rmSync(work, { recursive: true, force: true });
   }
 }
-// The runtime settings are part of what is measured (npm passes .npmrc's node-options to every script).
-console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; NODE_OPTIONS=${process.env.NODE_OPTIONS || "(none)"})\n`);
+// The service runs in this process: its Node.js flags are part of what is measured (package.json
+// gives the bench script the start script's).
+const nodeFlags = [...process.execArgv.filter((flag) => !/^--(import|require|loader)\b|^tsx$/.test(flag)), process.env.NODE_OPTIONS ?? ""].join(" ").trim();
+console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; node ${nodeFlags || "(no flags)"})\n`);
 printTable(rows);
 process.exit(0);
 
