@@ -6,7 +6,7 @@
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
 import { fork, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -41,6 +41,13 @@ const connections = Number(args.connections);
 const commentCount = Number(args.comments);
 const wanted = new Set(args.sections!.split(","));
 const log = (message: string) => console.error(`bench: ${message}`);
+
+// The service runs in this process, so its Node.js flags are part of what is measured: they must
+// be the ones `npm start` gives it (package.json's start script), or the figures are not the product's.
+const startScript: string = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).scripts.start;
+const startFlags = startScript.split(/\s+/).filter((token) => token.startsWith("--") && token !== "--import");
+const missingFlags = startFlags.filter((flag) => !process.execArgv.includes(flag));
+if (missingFlags.length > 0) log(`not run as npm start runs the service: missing ${missingFlags.join(" ")} (use npm run bench)`);
 /** The service's log: shown with --verbose, else kept (the last lines) for a failure report. */
 const serviceLines: string[] = [];
 const serviceLog = (message: string) => {
@@ -272,10 +279,8 @@ if (sections.length > 0) {
     rmSync(work, { recursive: true, force: true });
   }
 }
-// The service runs in this process: its Node.js flags are part of what is measured (package.json
-// gives the bench script the start script's).
-const nodeFlags = [...process.execArgv.filter((flag) => !/^--(import|require|loader)\b|^tsx$/.test(flag)), process.env.NODE_OPTIONS ?? ""].join(" ").trim();
-console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; node ${nodeFlags || "(no flags)"})\n`);
+const runtime = missingFlags.length === 0 ? `node ${startFlags.join(" ") || "as npm start"}` : `NOT as npm start: missing ${missingFlags.join(" ")}`;
+console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; ${runtime})\n`);
 printTable(rows);
 process.exit(0);
 
