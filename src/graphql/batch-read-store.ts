@@ -1,12 +1,10 @@
 // The rows a GraphQL operation's loaders fetch in batches (src/graphql/context.ts): on the path
-// of every comment list read, so statements on the driver (src/db/driver-statements.ts), one per
-// batch, prepared once per list length.
+// of comment reads, so statements on the driver (src/db/driver-statements.ts), one per batch,
+// prepared once per list length.
 import type { Db } from "../db/client.ts";
 import { driverStatements } from "../db/client.ts";
-import type { Reaction, RoomMember } from "../db/client.ts";
-import { asBigInt, asDate } from "../db/driver-statements.ts";
-
-const placeholders = (first: number, n: number) => Array.from({ length: n }, (_, i) => `$${first + i}`).join(", ");
+import type { RoomMember } from "../db/client.ts";
+import { asDate } from "../db/driver-statements.ts";
 
 /** Current room profiles of (room, user) pairs, as found (missing ones are absent). */
 export async function roomMembers(db: Db, pairs: [roomId: string, userId: string][]): Promise<RoomMember[]> {
@@ -17,14 +15,4 @@ export async function roomMembers(db: Db, pairs: [roomId: string, userId: string
     pairs.flat(),
   );
   return rows.map((row) => ({ ...row, updatedAt: asDate(row.updatedAt)! }));
-}
-
-/** Reactions in force on these comment events. */
-export async function reactionsOn(db: Db, eventIds: string[]): Promise<Reaction[]> {
-  if (eventIds.length === 0) return [];
-  const rows = await driverStatements(db).all<Omit<Reaction, "originServerTs"> & { originServerTs: number | string }>(
-    `SELECT "eventId", "targetEventId", "roomId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" IN (${placeholders(1, eventIds.length)})`,
-    eventIds,
-  );
-  return rows.map((row) => ({ ...row, originServerTs: asBigInt(row.originServerTs) }));
 }

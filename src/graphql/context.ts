@@ -3,9 +3,8 @@
 import DataLoader from "dataloader";
 import type { Db } from "../db/client.ts";
 import type { IdempotencyScope, RequestInfo } from "../core/request.ts";
-import type { Reaction } from "../db/client.ts";
 import type { Membership } from "../projection/member-store.ts";
-import { reactionsOn, roomMembers } from "./batch-read-store.ts";
+import { roomMembers } from "./batch-read-store.ts";
 
 /**
  * What resolvers reach as `ctx.services`. Declared here is what shared code uses; each feature
@@ -29,12 +28,8 @@ export interface GraphQLContext {
   idempotency: IdempotencyScope | null;
   /** Current room profiles, batched per operation: key `${roomId}\0${userId}`. */
   profiles: DataLoader<string, Membership | null>;
-  /** Reactions in force per comment event id, batched per operation. */
-  reactions: DataLoader<string, Reaction[]>;
   /** The site the route adapter's site-write gate already loaded and passed for this request. */
   checkedSite: CheckedSite | null;
-  /** The virtual user of a personalized read's verified viewer (decides `mine`); set by the read. */
-  viewerUserId: string | null;
   /**
    * What media proxy URLs are absolute against (MediaUrls.resolveBase of the request: also the
    * SSE stream's request); null: API-relative.
@@ -56,11 +51,5 @@ export function createContext(
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));
     return keys.map((k) => byKey.get(k) ?? null);
   }, loading);
-  const reactions = new DataLoader<string, Reaction[]>(async (eventIds) => {
-    const rows = await reactionsOn(services.db, [...eventIds]);
-    const byTarget = new Map<string, Reaction[]>();
-    for (const row of rows) byTarget.set(row.targetEventId, [...(byTarget.get(row.targetEventId) ?? []), row]);
-    return eventIds.map((id) => byTarget.get(id) ?? []);
-  }, loading);
-  return { services, request, idempotency, checkedSite, profiles, reactions, viewerUserId: null, mediaBase };
+  return { services, request, idempotency, checkedSite, profiles, mediaBase };
 }

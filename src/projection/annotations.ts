@@ -46,8 +46,8 @@ export function storedSummaries(summaries: ReactionSummary[]): string {
   return JSON.stringify(summaries.map(({ key, count }) => ({ key, count })));
 }
 
-/** Stored summaries as an anonymous read shows them. */
-export function anonymousSummaries(stored: string): ReactionSummary[] {
+/** Stored summaries as a read shows them: `mine` for the keys the viewer reacted with (null: an anonymous read). */
+export function shownSummaries(stored: string, viewerKeys: readonly string[] | null): ReactionSummary[] {
   if (stored === "[]") return [];
-  return (JSON.parse(stored) as Array<{ key: string; count: number }>).map(({ key, count }) => ({ key, count, mine: false }));
+  return (JSON.parse(stored) as Array<{ key: string; count: number }>).map(({ key, count }) => ({ key, count, mine: viewerKeys !== null && viewerKeys.includes(key) }));
 }

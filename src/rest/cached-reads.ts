@@ -2,7 +2,9 @@
 // already rate-limited and validated the request. A hit is written as stored; a miss executes
 // the route's operation once (concurrent identical misses share it) and stores the 200 body.
 // A personalized read is the anonymous body plus one more operation (the route's overlay),
-// which verifies the personalization and reads only what is personal.
+// which verifies the personalization and reads only what is personal. With the cache off
+// (max_entries 0) there is no body to share: every read runs its route's operation as declared,
+// a personalized one with its personal variables, in one execution.
 import { parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Config } from "../config/config.ts";
 import type { ClusterSignals } from "../cluster/signals.ts";
@@ -47,6 +49,11 @@ export class CachedReads {
     base: string | null,
     execute: Execute,
   ): Promise<CachedRead | RouteResult> {
+    if (!this.cache.enabled) {
+      this.misses++;
+      this.executions++;
+      return route.respond(await execute(null, variables));
+    }
     const personal = cache.personal;
     let anonymous = variables;
     let isPersonal = false;
@@ -81,8 +88,6 @@ export class CachedReads {
   private miss(route: OperationRoute, cache: RouteCache, key: string, variables: Record<string, unknown>, execute: Execute): Promise<CachedRead | RouteResult> {
     const scope: ReadScope = { siteId: String(variables.siteId), pageSlug: cache.scope === "page" ? String(variables.pageSlug) : null };
     const since = this.cache.generation(scope);
-    // With the cache off (max_entries 0) every read runs: concurrent ones are not joined either.
-    if (!this.cache.enabled) return this.execute(route, key, scope, variables, execute, since);
     const running = this.inflight.get(key);
     // Joining a read that started before a change would serve what the change replaced.
     if (running && this.cache.unchangedSince(running.since)) return running.read;

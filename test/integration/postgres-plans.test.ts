@@ -22,12 +22,19 @@ test("list pages on PostgreSQL's generic plans read their ranks, read after read
       const row = (i: number) => ({ eventId: `$g${String(i).padStart(2, "0")}`, roomId: "!g", ...page, sender: "@a:x", authorType: "matrix", content: "{}", originServerTs: BigInt(1000 + i) });
       await db.comment.createMany({ data: Array.from({ length: 45 }, (_, i) => row(i + 1)) });
       await repositionPage(db, "g", "p");
+      await db.reaction.create({ data: { eventId: "$r1", targetEventId: "$g01", roomId: "!g", sender: "@a:x", key: "👍", originServerTs: 2000n } });
       const store = new CommentReadStore(db);
-      const ids = async (first: number, last: number, order: "asc" | "desc") => (await store.page(page, first, last, order))!.comments.map((c) => c.eventId.slice(2)).join(",");
+      const ids = async (first: number, last: number, order: "asc" | "desc") => (await store.page(page, first, last, order, null))!.comments.map((c) => c.eventId.slice(2)).join(",");
       // More reads than the pool has connections times PostgreSQL's five custom-plan trials.
       for (let i = 0; i < 50; i++) {
-        const [asc, desc, past, unknown] = await Promise.all([ids(1, 3, "asc"), ids(41, 60, "desc"), ids(46, 60, "desc"), store.page({ siteId: "none", pageSlug: "p" }, 1, 20, "asc")]);
-        assert.deepEqual([asc, desc, past, unknown], ["01,02,03", "05,04,03,02,01", "", null], `read ${i + 1}`);
+        const [asc, desc, past, unknown, viewer] = await Promise.all([
+          ids(1, 3, "asc"),
+          ids(41, 60, "desc"),
+          ids(46, 60, "desc"),
+          store.page({ siteId: "none", pageSlug: "p" }, 1, 20, "asc", null),
+          store.page(page, 1, 3, "asc", "@a:x").then((found) => found!.comments.map((c) => `${c.eventId.slice(2)}:${c.viewerKeys!.join("")}`).join(",")),
+        ]);
+        assert.deepEqual([asc, desc, past, unknown, viewer], ["01,02,03", "05,04,03,02,01", "", null, "01:👍,02:,03:"], `read ${i + 1}`);
       }
     } finally {
       await db.$disconnect();

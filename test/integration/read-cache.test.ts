@@ -11,7 +11,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { signatureArrays } from "../support/signature-arrays.ts";
-import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { eventually, PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
@@ -192,6 +192,38 @@ for (const provider of PROVIDERS) {
       service.services.signals.pageChanged({ siteId, pageSlug: page });
       assert.deepEqual(comment(await list(personal(visitor)), first).reactions, [{ key: "👍", count: 2, mine: true }, { key: "❤️", count: 1, mine: false }]);
       assert.deepEqual(comment(await list(), first).reactions, anonymous, "the anonymous body it stored has nothing personal");
+    });
+
+    test("with the cache off, a read runs as declared: the same bodies, a personalized one in one execution", async () => {
+      const db = service.services.db;
+      const viewerId = names.visitorUserId(siteId, visitor.publicKey);
+      // A second key of the viewer's on the first comment: its page rows come once per key.
+      await send(roomId, "m.reaction", { "m.relates_to": { rel_type: "m.annotation", event_id: first, key: "❤️" } }, undefined, viewerId);
+      await afterCommit("the viewer's second key", async () => (await db.reaction.count({ where: { targetEventId: first } })) === 4, async () => comment(await list(), first).reactions[1].count === 2);
+      const uncached = await startTestService({ databaseUrl: service.config.database.url, sites: { [siteId]: { origins: [TEST_ORIGIN] } }, overrides: { "server.listen_port": 0, "read_cache.max_entries": 0 }, worker: false });
+      try {
+        const off = (body: Record<string, unknown> = {}) => listComments(uncached, siteId, page, body);
+        const executions = () => uncached.services.metrics.sources.readCache!().executions;
+        const mine = [{ key: "👍", count: 2, mine: true }, { key: "❤️", count: 2, mine: true }];
+        for (const body of [{}, { order: "desc" }, personal(visitor), { ...personal(visitor), order: "desc", per_page: 1 }, personal(new Visitor(service.url))]) {
+          const before = executions();
+          assert.deepEqual(await off(body), await list(body), `as the cached instance answers ${JSON.stringify(Object.keys(body))}`);
+          assert.equal(executions() - before, 1, "one execution per read");
+        }
+        assert.deepEqual(comment(await off(personal(visitor)), first).reactions, mine);
+        assert.deepEqual(comment(await off(), first).reactions, mine.map((r) => ({ ...r, mine: false })));
+        // Refusals as with the cache: a proof is judged after the site is found.
+        const refused = async (site: string, body: Record<string, unknown>) => {
+          const res = await fetch(`${uncached.url}/api/v1/sites/${site}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+          return [res.status, ((await res.json()) as { code: string }).code];
+        };
+        const forged = { ...personal(visitor), author_signature: personal(new Visitor(service.url)).author_signature };
+        assert.deepEqual(await refused(siteId, forged), [403, "invalid-signature"]);
+        assert.deepEqual(await refused(siteId, { author_public_key: visitor.key }), [400, "validation-error"]);
+        assert.deepEqual(await refused(uniqueSiteId("unknown"), forged), [404, "site-not-found"]);
+      } finally {
+        await uncached.stop();
+      }
     });
 
     test("retiring the page drops its reads at once", async () => {

@@ -68,14 +68,14 @@ describe("comment positions", () => {
     const page = { siteId: "w", pageSlug: "p" };
     await db.site.create({ data: { id: "w", source: "config" } });
     const store = new CommentReadStore(db);
-    assert.deepEqual(await store.page(page, 1, 20, "asc"), { total: 0, comments: [] }, "a registered site without comments");
-    assert.equal(await store.page({ siteId: "unknown", pageSlug: "p" }, 1, 20, "asc"), null, "an unregistered site");
+    assert.deepEqual(await store.page(page, 1, 20, "asc", null), { total: 0, comments: [] }, "a registered site without comments");
+    assert.equal(await store.page({ siteId: "unknown", pageSlug: "p" }, 1, 20, "asc", null), null, "an unregistered site");
     const row = (i: number) => ({ eventId: `$w${String(i).padStart(2, "0")}`, roomId: "!w", ...page, sender: "@a:x", authorType: "matrix", content: "{}", originServerTs: BigInt(1000 + i) });
     await db.comment.createMany({ data: Array.from({ length: 45 }, (_, i) => row(i + 1)) });
     await db.roomMember.create({ data: { roomId: "!w", userId: "@a:x", membership: "join", displayName: "A", avatarUrl: null } });
     await repositionPage(db, "w", "p");
     const ids = async (first: number, last: number, order: "asc" | "desc") => {
-      const found = await store.page(page, first, last, order);
+      const found = await store.page(page, first, last, order, null);
       assert.equal(found?.total, 45);
       return found!.comments.map((c) => c.eventId.slice(2)).join(",");
     };
@@ -85,8 +85,29 @@ describe("comment positions", () => {
     assert.equal(await ids(1, 3, "desc"), "45,44,43");
     assert.equal(await ids(41, 60, "desc"), "05,04,03,02,01");
     assert.equal(await ids(46, 60, "desc"), "");
-    const [first] = (await store.page(page, 1, 1, "asc"))!.comments;
+    const [first] = (await store.page(page, 1, 1, "asc", null))!.comments;
     assert.deepEqual(first!.member, { membership: "join", displayName: "A", avatarUrl: null }, "with its author's room profile");
     assert.equal(first!.originServerTs, 1001n);
+    assert.equal(first!.viewerKeys, null, "an anonymous read has no viewer keys");
+  });
+
+  test("a viewer's page carries each comment once, with the keys the viewer reacted with", async () => {
+    const page = { siteId: "v", pageSlug: "p" };
+    await db.site.create({ data: { id: "v", source: "config" } });
+    const row = (i: number) => ({ eventId: `$v${i}`, roomId: "!v", ...page, sender: "@a:x", authorType: "matrix", content: "{}", originServerTs: BigInt(1000 + i) });
+    await db.comment.createMany({ data: [1, 2, 3, 4].map(row) });
+    await repositionPage(db, "v", "p");
+    const reaction = (n: number, target: number, sender: string, key: string) => ({ eventId: `$r${n}`, targetEventId: `$v${target}`, roomId: "!v", sender, key, originServerTs: BigInt(2000 + n) });
+    await db.reaction.createMany({ data: [reaction(1, 1, "@me:x", "👍"), reaction(2, 1, "@me:x", "🎉"), reaction(3, 1, "@b:x", "👍"), reaction(4, 2, "@b:x", "👍"), reaction(5, 3, "@me:x", "❤️")] });
+    const store = new CommentReadStore(db);
+    const keys = async (order: "asc" | "desc", viewer: string | null) =>
+      (await store.page(page, 1, 20, order, viewer))!.comments.map((c) => [c.eventId, c.viewerKeys === null ? null : [...c.viewerKeys].sort()]);
+    assert.deepEqual(await keys("asc", "@me:x"), [["$v1", ["🎉", "👍"]], ["$v2", []], ["$v3", ["❤️"]], ["$v4", []]]);
+    assert.deepEqual(await keys("desc", "@me:x"), [["$v4", []], ["$v3", ["❤️"]], ["$v2", []], ["$v1", ["🎉", "👍"]]]);
+    assert.deepEqual(await keys("asc", "@nobody:x"), [["$v1", []], ["$v2", []], ["$v3", []], ["$v4", []]]);
+    assert.deepEqual(await keys("asc", null), [["$v1", null], ["$v2", null], ["$v3", null], ["$v4", null]]);
+    const [second] = (await store.page(page, 2, 2, "asc", "@me:x"))!.comments;
+    assert.deepEqual([second!.eventId, second!.viewerKeys], ["$v2", []], "a page of one comment the viewer did not react to");
+    assert.equal((await store.page(page, 1, 20, "asc", "@me:x"))!.total, 4);
   });
 });

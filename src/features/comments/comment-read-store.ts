@@ -2,7 +2,7 @@
 // reaction summaries); the projection writes them (src/projection/). A list page is one statement
 // on the driver, prepared once (src/db/driver-statements.ts), however deep the page is: the site,
 // the page's count, and the comments at the page's positions with their authors' current room
-// profiles.
+// profiles and, for a viewer, the viewer's reaction keys.
 import type { Db } from "../../db/client.ts";
 import { driverStatements } from "../../db/client.ts";
 import type { Comment } from "../../db/client.ts";
@@ -25,11 +25,17 @@ type ListedRow = Omit<MessageRow, "siteId" | "pageSlug" | "originServerTs" | "ed
   memberMembership: string | null;
   memberDisplayName: string | null;
   memberAvatarUrl: string | null;
+  /** One of the viewer's reaction keys on the comment (a personal read; a row per key). */
+  viewerKey?: string | null;
 };
 
-/** A comment of a page, with its author's current profile in the room (`member`, null: never a member). */
+/**
+ * A comment of a page, with its author's current profile in the room (`member`, null: never a
+ * member) and, on a viewer's read, the keys the viewer reacted with (null: an anonymous read).
+ */
 export interface ListedComment extends MessageRow {
   member: Membership | null;
+  viewerKeys: string[] | null;
 }
 
 // Not the site and page (the statement selects by them: the rows take them from the key), nor
@@ -41,17 +47,21 @@ const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorT
 /**
  * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
  * ranks $3..$4 in list order (none: a row without a comment). Rank r is position r ascending and
- * position count - r + 1 descending (positions: src/projection/position-store.ts).
+ * position count - r + 1 descending (positions: src/projection/position-store.ts). A viewer's
+ * read joins the viewer's ($5) reactions in force: a comment comes once per key the viewer
+ * reacted with, its rows next to each other.
  */
-const pageSql = (order: "asc" | "desc") => {
+const pageSql = (order: "asc" | "desc", viewer: boolean) => {
   const [from, to] = order === "asc" ? ["$3", "$4"] : [`n."count" - $4 + 1`, `n."count" - $3 + 1`];
-  return `SELECT n."count" AS "pageCount", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"
+  return `SELECT n."count" AS "pageCount", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"${viewer ? `, r."key" AS "viewerKey"` : ""}
   FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
   LEFT JOIN "CommentPosition" p ON p."siteId" = s."id" AND p."pageSlug" = $2 AND p."position" >= ${from} AND p."position" <= ${to}
-  LEFT JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
+  LEFT JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"${viewer ? `
+  LEFT JOIN "Reaction" r ON r."targetEventId" = c."eventId" AND r."sender" = $5` : ""}
   WHERE s."id" = $1 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
 };
-const PAGE = { asc: pageSql("asc"), desc: pageSql("desc") };
+const PAGE = { asc: pageSql("asc", false), desc: pageSql("desc", false) };
+const VIEWER_PAGE = { asc: pageSql("asc", true), desc: pageSql("desc", true) };
 
 /** A viewer's reactions in force on some comments (one statement per number of comments, its text made once). */
 const viewerReactionsSqlByArity: string[] = [];
@@ -59,7 +69,7 @@ const viewerReactionsSql = (n: number) =>
   (viewerReactionsSqlByArity[n] ??= `SELECT "targetEventId", "key" FROM "Reaction" WHERE "sender" = $1 AND "targetEventId" IN (${Array.from({ length: n }, (_, i) => `$${i + 2}`).join(", ")})`);
 
 // Field by field: an object rest/spread copies through a slow generic path, once per listed row.
-function toListed(page: PageKey, row: ListedRow): ListedComment {
+function toListed(page: PageKey, row: ListedRow, viewerKeys: string[] | null): ListedComment {
   return {
     eventId: row.eventId,
     roomId: row.roomId,
@@ -79,7 +89,23 @@ function toListed(page: PageKey, row: ListedRow): ListedComment {
     editedAt: asDate(row.editedAt),
     reactionSummary: row.reactionSummary,
     member: row.memberMembership === null ? null : { membership: row.memberMembership, displayName: row.memberDisplayName, avatarUrl: row.memberAvatarUrl },
+    viewerKeys,
   };
+}
+
+/** A viewer's page: one comment per run of rows (a row per key the viewer reacted with). */
+function withViewerKeys(page: PageKey, rows: ListedRow[]): ListedComment[] {
+  const comments: ListedComment[] = [];
+  let last: ListedComment | undefined;
+  for (const row of rows) {
+    const key = row.viewerKey ?? null;
+    if (last?.eventId === row.eventId) {
+      if (key !== null && !last.viewerKeys!.includes(key)) last.viewerKeys!.push(key);
+      continue;
+    }
+    comments.push((last = toListed(page, row, key === null ? [] : [key])));
+  }
+  return comments;
 }
 
 export class CommentReadStore {
@@ -89,11 +115,16 @@ export class CommentReadStore {
     return driverStatements(this.db);
   }
 
-  /** The page's count and the comments of ranks first..last in `order`; null when the site is not registered. */
-  async page(page: PageKey, first: number, last: number, order: "asc" | "desc"): Promise<{ total: number; comments: ListedComment[] } | null> {
-    const rows = await this.reads.all<ListedRow>(PAGE[order], [page.siteId, page.pageSlug, first, last]);
+  /**
+   * The page's count and the comments of ranks first..last in `order`, with the keys `viewer` (a
+   * user id; null: an anonymous read) reacted with; null when the site is not registered.
+   */
+  async page(page: PageKey, first: number, last: number, order: "asc" | "desc", viewer: string | null): Promise<{ total: number; comments: ListedComment[] } | null> {
+    const rows = viewer === null ? await this.reads.all<ListedRow>(PAGE[order], [page.siteId, page.pageSlug, first, last]) : await this.reads.all<ListedRow>(VIEWER_PAGE[order], [page.siteId, page.pageSlug, first, last, viewer]);
     if (rows.length === 0) return null;
-    return { total: rows[0]!.pageCount ?? 0, comments: rows[0]!.eventId === null ? [] : rows.map((row) => toListed(page, row)) };
+    const total = rows[0]!.pageCount ?? 0;
+    if (rows[0]!.eventId === null) return { total, comments: [] };
+    return { total, comments: viewer === null ? rows.map((row) => toListed(page, row, null)) : withViewerKeys(page, rows) };
   }
 
   /** The reactions `sender` has in force on the comments `eventIds`. */

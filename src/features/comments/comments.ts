@@ -28,15 +28,18 @@ export class Comments {
     this.store = new CommentReadStore(db);
   }
 
-  /** Proof (as sent) → the viewer's virtual user; a bounded memo of what verified, so a repeated proof costs no signature check. */
+  /**
+   * Proof (as sent) → the viewer's virtual user (null: an anonymous read); a bounded memo of what
+   * verified, so a repeated proof costs no signature check.
+   */
   private readonly verifiedViewers = new Map<string, string>();
 
-  private verifiedViewer(input: ViewerReactionsInput): string | null {
+  private verifiedViewer(input: Pick<ListCommentsInput, "siteId" | "pageSlug" | "authorPublicKey" | "authorSignature">): string | null {
+    if (input.authorPublicKey === null && input.authorSignature === null) return null;
     const proof = `${input.siteId}\u0000${input.pageSlug}\u0000${input.authorPublicKey}\u0000${input.authorSignature}`;
     const known = this.verifiedViewers.get(proof);
     if (known !== undefined) return known;
     const viewer = personalization(input);
-    if (viewer === null) return null;
     const userId = this.names.visitorUserId(input.siteId, Buffer.from(viewer, "base64url"));
     if (this.verifiedViewers.size >= VERIFIED_VIEWERS) this.verifiedViewers.delete(this.verifiedViewers.keys().next().value!);
     this.verifiedViewers.set(proof, userId);
@@ -47,11 +50,19 @@ export class Comments {
     checkPath(input.siteId, input.pageSlug);
     checkPagination(input.page, input.perPage);
     const { first, last } = rankWindow(input.page, input.perPage);
-    const found = await this.store.page({ siteId: input.siteId, pageSlug: input.pageSlug }, first, last, input.order);
+    // An unknown site is a 404 before a personalization proof is judged, as on a cached read
+    // (the anonymous page first, then the viewer's part).
+    let viewer: string | null = null;
+    let refused: unknown = null;
+    try {
+      viewer = this.verifiedViewer(input);
+    } catch (err) {
+      refused = err;
+    }
+    const found = await this.store.page({ siteId: input.siteId, pageSlug: input.pageSlug }, first, last, input.order, viewer);
     if (found === null) throw siteNotFound(input.siteId);
-    const viewer = personalization(input);
-    const { total, comments: rows } = found;
-    return { rows, total, page: input.page, perPage: input.perPage, viewer };
+    if (refused !== null) throw refused;
+    return { rows: found.comments, total: found.total, page: input.page, perPage: input.perPage };
   }
 
   /**
@@ -87,12 +98,10 @@ export interface ViewerReactionsInput {
 export const queryCommentsArray = (siteId: string, pageSlug: string) => ["QUERY_COMMENTS", siteId, pageSlug];
 
 /**
- * The verified viewer key of a personalized read (it decides `mine` on reactions), or null
- * for an anonymous one. A malformed or non-verifying proof is an error, not a silent
- * downgrade, so client bugs show.
+ * The verified viewer key of a personalized read (it decides `mine` on reactions). A malformed,
+ * half or non-verifying proof is an error, not a silent downgrade, so client bugs show.
  */
-function personalization(input: Pick<ListCommentsInput, "siteId" | "pageSlug" | "authorPublicKey" | "authorSignature">): string | null {
-  if (input.authorPublicKey === null && input.authorSignature === null) return null;
+function personalization(input: Pick<ListCommentsInput, "siteId" | "pageSlug" | "authorPublicKey" | "authorSignature">): string {
   const key = parsePublicKey(input.authorPublicKey);
   const signature = parseSignature(input.authorSignature);
   if (!key || !signature) {

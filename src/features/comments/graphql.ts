@@ -1,18 +1,16 @@
 // Message: a projected comment, in the shape the public API returns.
 import { builder } from "../../graphql/builder.ts";
 import { DEFAULT_PAGE, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../../core/pagination.ts";
-import { anonymousSummaries, reactionSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
+import { shownSummaries, type ReactionSummary as Summary } from "../../projection/annotations.ts";
 import { shownProfile } from "../../projection/members.ts";
 import { presentContent } from "../media/present.ts";
 import type { Comments } from "./comments.ts";
-import type { MatrixNames } from "../../matrix/names.ts";
 import type { Membership } from "../../projection/member-store.ts";
 import type { ListedComment, MessageRow } from "./comment-read-store.ts";
 
 declare module "../../graphql/context.ts" {
   interface ContextServices {
     comments: Comments;
-    names: MatrixNames;
   }
 }
 
@@ -76,12 +74,9 @@ export const Message = builder.objectRef<MessageRow | ListedComment>("Message").
     reactions: t.field({
       type: [ReactionSummary],
       description: "Per key, the number of distinct reacting users, in the order of each key's first reaction. `mine` is set only on personalized reads.",
-      // Anonymous: the summaries the projection stored with the comment, synchronously (no promise
-      // per comment on the list read); a viewer's: its reactions decide `mine`.
-      resolve: (c, _args, ctx) => {
-        const viewer = ctx.viewerUserId;
-        return viewer === null ? anonymousSummaries(c.reactionSummary) : ctx.reactions.load(c.eventId).then((reactions) => reactionSummaries(reactions, viewer));
-      },
+      // The summaries the projection stored with the comment; on a viewer's page, the keys the
+      // viewer reacted with (read with the page) decide `mine`.
+      resolve: (c) => shownSummaries(c.reactionSummary, "viewerKeys" in c ? c.viewerKeys : null),
     }),
   }),
 });
@@ -122,7 +117,6 @@ builder.queryField("comments", (t) =>
         authorPublicKey: args.authorPublicKey ?? null,
         authorSignature: args.authorSignature ?? null,
       });
-      ctx.viewerUserId = result.viewer === null ? null : ctx.services.names.visitorUserId(args.siteId, Buffer.from(result.viewer, "base64url"));
       return { data: result.rows, meta: { total: result.total, page: result.page, perPage: result.perPage } };
     },
   }),

@@ -1,6 +1,14 @@
 // Room info of a page: name, topic, avatar, members and system messages.
 import { builder } from "../../graphql/builder.ts";
 import { roomInfo, SYSTEM_MESSAGE_LIMIT, type RoomInfo, type SystemMessage } from "./rooms.ts";
+import type { MatrixNames } from "../../matrix/names.ts";
+
+declare module "../../graphql/context.ts" {
+  interface ContextServices {
+    /** Room reads tell the service's own users (the bot, visitors' virtual users) from others. */
+    names: MatrixNames;
+  }
+}
 
 const SystemMessageType = builder.objectRef<SystemMessage>("SystemMessage").implement({
   description: "A membership change or a name, topic or avatar change of the room.",
