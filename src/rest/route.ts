@@ -111,7 +111,8 @@ export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase 
 
 /**
  * How a public read is cached: what invalidates its bodies (changes of its page, or of its
- * site), and how a personalized read derives from the anonymous one.
+ * site), and how a personalized read derives from the cached anonymous one. (With the cache off,
+ * the route's own operation runs with the personal variables: it must answer the same body.)
  */
 export interface RouteCache {
   scope: "page" | "site";

@@ -25,8 +25,8 @@ type ListedRow = Omit<MessageRow, "siteId" | "pageSlug" | "originServerTs" | "ed
   memberMembership: string | null;
   memberDisplayName: string | null;
   memberAvatarUrl: string | null;
-  /** One of the viewer's reaction keys on the comment (a personal read; a row per key). */
-  viewerKey?: string | null;
+  /** The viewer's reaction keys on the comment, joined by VIEWER_KEYS_SEPARATOR (a viewer's read; null: none). */
+  viewerKeys?: string | null;
 };
 
 /**
@@ -38,6 +38,12 @@ export interface ListedComment extends MessageRow {
   viewerKeys: string[] | null;
 }
 
+/**
+ * Joins a viewer's keys in one text column (string_agg: PostgreSQL, and SQLite since 3.44). A
+ * visitor's reaction keys come through the API, which refuses control characters in them.
+ */
+const VIEWER_KEYS_SEPARATOR = "\u001f";
+
 // Not the site and page (the statement selects by them: the rows take them from the key), nor
 // createdAt (no Message field reads it).
 const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorType", "authorPublicKey", "displayName", "avatarUrl", "status", "content", "replyTo", "threadRoot", "originServerTs", "editedAt", "reactionSummary"]
@@ -48,16 +54,16 @@ const COMMENT_COLUMNS = ["eventId", "roomId", "sender", "submissionId", "authorT
  * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
  * ranks $3..$4 in list order (none: a row without a comment). Rank r is position r ascending and
  * position count - r + 1 descending (positions: src/projection/position-store.ts). A viewer's
- * read joins the viewer's ($5) reactions in force: a comment comes once per key the viewer
- * reacted with, its rows next to each other.
+ * read adds the keys the viewer ($5) reacted with on each comment, in one column: a comment is one
+ * row however many keys its viewer used.
  */
 const pageSql = (order: "asc" | "desc", viewer: boolean) => {
   const [from, to] = order === "asc" ? ["$3", "$4"] : [`n."count" - $4 + 1`, `n."count" - $3 + 1`];
-  return `SELECT n."count" AS "pageCount", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"${viewer ? `, r."key" AS "viewerKey"` : ""}
+  const viewerKeys = viewer ? `, (SELECT string_agg(r."key", '${VIEWER_KEYS_SEPARATOR}') FROM "Reaction" r WHERE r."targetEventId" = c."eventId" AND r."sender" = $5) AS "viewerKeys"` : "";
+  return `SELECT n."count" AS "pageCount", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"${viewerKeys}
   FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
   LEFT JOIN "CommentPosition" p ON p."siteId" = s."id" AND p."pageSlug" = $2 AND p."position" >= ${from} AND p."position" <= ${to}
-  LEFT JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"${viewer ? `
-  LEFT JOIN "Reaction" r ON r."targetEventId" = c."eventId" AND r."sender" = $5` : ""}
+  LEFT JOIN "Comment" c ON c."eventId" = p."eventId" LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
   WHERE s."id" = $1 ORDER BY p."position" ${order === "asc" ? "ASC" : "DESC"}`;
 };
 const PAGE = { asc: pageSql("asc", false), desc: pageSql("desc", false) };
@@ -93,21 +99,6 @@ function toListed(page: PageKey, row: ListedRow, viewerKeys: string[] | null): L
   };
 }
 
-/** A viewer's page: one comment per run of rows (a row per key the viewer reacted with). */
-function withViewerKeys(page: PageKey, rows: ListedRow[]): ListedComment[] {
-  const comments: ListedComment[] = [];
-  let last: ListedComment | undefined;
-  for (const row of rows) {
-    const key = row.viewerKey ?? null;
-    if (last?.eventId === row.eventId) {
-      if (key !== null && !last.viewerKeys!.includes(key)) last.viewerKeys!.push(key);
-      continue;
-    }
-    comments.push((last = toListed(page, row, key === null ? [] : [key])));
-  }
-  return comments;
-}
-
 export class CommentReadStore {
   constructor(private readonly db: Db) {}
 
@@ -124,7 +115,7 @@ export class CommentReadStore {
     if (rows.length === 0) return null;
     const total = rows[0]!.pageCount ?? 0;
     if (rows[0]!.eventId === null) return { total, comments: [] };
-    return { total, comments: viewer === null ? rows.map((row) => toListed(page, row, null)) : withViewerKeys(page, rows) };
+    return { total, comments: rows.map((row) => toListed(page, row, viewer === null ? null : row.viewerKeys ? row.viewerKeys.split(VIEWER_KEYS_SEPARATOR) : [])) };
   }
 
   /** The reactions `sender` has in force on the comments `eventIds`. */
