@@ -5,7 +5,7 @@
 // stored rows never change but for their status, which applying does not read: so applying
 // reads the store on the driver, prepared once (src/db/driver-statements.ts), and sees what is
 // committed, the event itself included.
-import { driverStatements, isUniqueViolation, type Db, type Prisma, type Tx } from "../db/client.ts";
+import { driverStatements, type Db, type Prisma, type Tx } from "../db/client.ts";
 import type { DriverStatements } from "../db/driver-statements.ts";
 import { eventRelation } from "./message-content.ts";
 import type { RoomEvent } from "./room-event.ts";
@@ -16,6 +16,8 @@ export type EventStatus = "applied" | "waiting" | "failed";
 const parse = (row: { json: string }): RoomEvent => JSON.parse(row.json) as RoomEvent;
 
 const EVENT = `SELECT "status", "relType", "relatesTo", "json" FROM "MatrixEvent" WHERE "eventId" = $1`;
+const STORE_EVENT = `INSERT INTO "MatrixEvent" ("eventId", "roomId", "type", "sender", "stateKey", "originServerTs", "relatesTo", "relType", "json", "status", "receivedAt")
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'waiting', $10) ON CONFLICT ("eventId") DO NOTHING`;
 
 interface EventRow {
   status: EventStatus;
@@ -41,30 +43,25 @@ export interface StoredEvent {
  */
 export async function storeEvent(db: Db, event: RoomEvent): Promise<StoredEvent | null> {
   if (typeof event?.event_id !== "string" || typeof event.room_id !== "string") return null;
-  const existing = await eventRow(driverStatements(db), event.event_id);
-  if (existing) return { status: existing.status, event: parse(existing) };
   const relation = eventRelation(event);
-  try {
-    await db.matrixEvent.create({
-      data: {
-        eventId: event.event_id,
-        roomId: event.room_id,
-        type: String(event.type ?? ""),
-        sender: String(event.sender ?? ""),
-        stateKey: typeof event.state_key === "string" ? event.state_key : null,
-        originServerTs: BigInt(Number.isSafeInteger(event.origin_server_ts) ? event.origin_server_ts : 0),
-        relatesTo: relation?.relatesTo ?? null,
-        relType: relation?.relType ?? null,
-        json: JSON.stringify(event),
-        status: "waiting",
-      },
-    });
-  } catch (err) {
-    // Stored concurrently by another instance.
-    if (isUniqueViolation(err)) return storeEvent(db, event);
-    throw err;
-  }
-  return { status: "waiting", event };
+  // One statement for a new event; one stored already (by an earlier push, or concurrently by
+  // another instance: the insert waits for that one to commit) is read back as stored.
+  const { count } = await driverStatements(db).run(STORE_EVENT, [
+    event.event_id,
+    event.room_id,
+    String(event.type ?? ""),
+    String(event.sender ?? ""),
+    typeof event.state_key === "string" ? event.state_key : null,
+    Number.isSafeInteger(event.origin_server_ts) ? event.origin_server_ts : 0,
+    relation?.relatesTo ?? null,
+    relation?.relType ?? null,
+    JSON.stringify(event),
+    new Date(),
+  ]);
+  if (count === 1) return { status: "waiting", event };
+  const existing = await eventRow(driverStatements(db), event.event_id);
+  if (!existing) throw new Error(`event ${event.event_id}: neither stored nor found`);
+  return { status: existing.status, event: parse(existing) };
 }
 
 const APPLY_TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
