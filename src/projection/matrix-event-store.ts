@@ -60,8 +60,8 @@ export async function storeEvent(db: Db, event: RoomEvent): Promise<StoredEvent 
   ]);
   if (count === 1) return { status: "waiting", event };
   const existing = await eventRow(driverStatements(db), event.event_id);
-  if (!existing) throw new Error(`event ${event.event_id}: neither stored nor found`);
-  return { status: existing.status, event: parse(existing) };
+  // Gone between the two (a retirement clears its rooms' events): stored afresh.
+  return existing ? { status: existing.status, event: parse(existing) } : storeEvent(db, event);
 }
 
 const APPLY_TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
