@@ -113,3 +113,9 @@ export const REPAIR_RETRY_SCHEDULE_MS = [60_000, 10 * 60_000, HOUR * 1000] as co
  * on its own; this closes what it missed), `batch` submissions per query.
  */
 export const PROJECTION_GAP_CHECK = { graceMs: 10_000, intervalMs: 5_000, lookbackMs: 24 * HOUR * 1000, batch: 200 } as const;
+
+/**
+ * Pages whose events of one appservice transaction are applied side by side (src/projection/apply-lanes.ts);
+ * each page's in arrival order. Each applying transaction holds a connection of the database pool.
+ */
+export const PROJECTION_PAGE_LANES = 4;

@@ -49,19 +49,23 @@ export async function recomputeRedactionTargets(page: PageContext): Promise<void
  */
 export async function recomputeComment(page: PageContext, eventId: string, stored?: RoomEvent): Promise<void> {
   const { tx, reads, room } = page;
-  const original = stored ?? (await loadEvent(reads, eventId));
+  // Independent reads of committed rows, side by side (each its own round trip on PostgreSQL).
+  const [original, relations, before, beforeReactions] = await Promise.all([
+    stored ?? loadEvent(reads, eventId),
+    relationsOf(reads, room.roomId, eventId, COMMENT_REL_TYPES),
+    commentRow(reads, eventId),
+    reactionRows(reads, eventId),
+  ]);
   if (!original || original.room_id !== room.roomId || malformation(original) || !isCommentEvent(original)) return;
   const sound = (events: RoomEvent[]) => events.filter((e) => !malformation(e));
-  const relations = await relationsOf(reads, room.roomId, eventId, COMMENT_REL_TYPES);
   const related = sound(relations.related);
   // Redactions of the comment and of its sound relations (the others count for nothing).
   const targets = new Set([eventId, ...related.map((e) => e.event_id)]);
   const redactions = sound(relations.redactions).filter((r) => targets.has(eventRelation(r)!.relatesTo));
   // Power levels in force when each redaction was sent: a later demotion does not undo it.
-  const powerLevels = new Map<string, Record<string, unknown> | null>();
-  for (const redaction of redactions) {
-    powerLevels.set(redaction.event_id, obj((await stateEvent(reads, room.roomId, "m.room.power_levels", "", redaction))?.content));
-  }
+  const powerLevels = new Map(
+    await Promise.all(redactions.map(async (redaction) => [redaction.event_id, obj((await stateEvent(reads, room.roomId, "m.room.power_levels", "", redaction))?.content)] as const)),
+  );
   const state = deriveCommentState({
     original,
     related,
@@ -69,8 +73,6 @@ export async function recomputeComment(page: PageContext, eventId: string, store
     takesEffect: (redaction, target) => redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
   });
 
-  const before = await commentRow(reads, eventId);
-  const beforeReactions = await reactionRows(reads, eventId);
   const reactions = reactionSummaries(state.reactions, null);
   const fields = {
     status: state.status,
@@ -149,11 +151,15 @@ async function syncReactions(page: PageContext, targetEventId: string, before: R
  * service can send as those users (exclusive namespace).
  */
 async function authorOf(page: PageContext, event: RoomEvent) {
-  const { displayName, avatarUrl } = membershipOf(await stateEvent(page.reads, page.room.roomId, "m.room.member", event.sender, event));
+  const visitor = page.names.isVisitorUserId(event.sender);
+  const [member, known] = await Promise.all([
+    stateEvent(page.reads, page.room.roomId, "m.room.member", event.sender, event),
+    visitor ? virtualUserKey(page.reads, event.sender) : null,
+  ]);
+  const { displayName, avatarUrl } = membershipOf(member);
   const profile = { displayName, avatarUrl };
-  if (!page.names.isVisitorUserId(event.sender)) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
+  if (!visitor) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
   const proof = proofOf(event.content);
-  const known = await virtualUserKey(page.reads, event.sender);
   const derived = proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null;
   return { authorType: "visitor", authorPublicKey: known ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
 }

@@ -9,6 +9,8 @@
 import { driverStatements, type Db } from "../db/client.ts";
 import type { MatrixNames } from "../matrix/names.ts";
 import type { PageChange } from "../cluster/signals.ts";
+import { PROJECTION_PAGE_LANES } from "../config/limits.ts";
+import { lanesOf, runLanes } from "./apply-lanes.ts";
 import { EphemeralProjector, type EphemeralEvent } from "./ephemeral.ts";
 import { ephemeralKind, roomEventKind, type RoomEventKind } from "./event-kinds.ts";
 import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
@@ -29,7 +31,7 @@ function databaseTrouble(err: unknown): boolean {
 
 export class Projector {
   readonly ephemeral: EphemeralProjector;
-  /** Applies run one at a time in this process: transactions and replays of waiting events alike. */
+  /** One at a time in this process: transactions (within one, pages side by side: apply-lanes.ts), replays of waiting events, retries. */
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
@@ -53,12 +55,15 @@ export class Projector {
     const changes = new Changes();
     try {
       await this.serially(async () => {
+        const pending: RoomEvent[] = [];
         for (const event of events) {
           if (await this.botIntake?.(event)) continue;
           // Committed before the room is checked, so a room recorded meanwhile replays it.
           const stored = await storeEvent(this.db, event);
-          if (stored !== null && stored.status !== "applied") changes.add(await this.apply(stored.event));
+          if (stored !== null && stored.status !== "applied") pending.push(stored.event);
         }
+        const lanes = lanesOf(pending, await this.laneOf(pending));
+        await runLanes(lanes, PROJECTION_PAGE_LANES, async (event) => changes.add(await this.apply(event)));
       });
       for (const event of ephemeral) await ephemeralKind(event)?.apply(this.ephemeral, event);
     } finally {
@@ -138,6 +143,16 @@ export class Projector {
     const successor = room ? known.kind?.successor?.(event) : null;
     if (successor) this.onRoomReplaced?.(event.room_id, successor);
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
+  }
+
+  /** Each event's lane (apply-lanes.ts): its page, for a page room's event; else its room. */
+  private async laneOf(events: RoomEvent[]): Promise<(event: RoomEvent) => string> {
+    const roomIds = [...new Set(events.map((event) => event.room_id))];
+    const rooms = new Map(await Promise.all(roomIds.map(async (roomId) => [roomId, await pageRoom(this.db, roomId)] as const)));
+    return (event) => {
+      const room = rooms.get(event.room_id);
+      return room ? `page\u0000${room.siteId}\u0000${room.pageSlug}` : `room\u0000${event.room_id}`;
+    };
   }
 
   private serially(work: () => Promise<void>): Promise<void> {

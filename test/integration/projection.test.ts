@@ -15,6 +15,7 @@ import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { SseClient } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments } from "../support/reads.ts";
+import { PROJECTION_PAGE_LANES } from "../../src/config/limits.ts";
 
 const names = new MatrixNames("_service_", TEST_SERVER_NAME);
 const enc = encodeURIComponent;
@@ -99,6 +100,62 @@ for (const provider of PROVIDERS) {
       assert.equal(await transaction(service, "reused", [room.text(alice, "before the restart")]), 200);
       assert.equal(await transaction(service, "reused", [room.text(alice, "after the restart")]), 200);
       assert.deepEqual((await query("reuse")).data.map((m) => m.content.body), ["before the restart", "after the restart"]);
+    });
+
+    test("a transaction's pages are applied side by side, each page's events in arrival order", async () => {
+      const pages = ["lanes-0", "lanes-1", "lanes-2", "lanes-3", "lanes-4"];
+      const rooms = await Promise.all(pages.map(async (page) => roomEvents(await recordRoom(service, siteId, page))));
+      // The shared page also has the room an upgrade left: its two rooms are one lane.
+      const oldRoomId = `!lanes-old-${randomBytes(4).toString("hex")}:localhost`;
+      await service.services.db.room.create({ data: { roomId: oldRoomId, siteId, pageSlug: "lanes-4", roomVersion: "11", state: "superseded" } });
+      rooms.push(roomEvents(oldRoomId));
+      const pageOf = new Map(rooms.map((room, i) => [room.roomId, pages[Math.min(i, 4)]!]));
+      const histories = rooms.map((room, i) => {
+        const first = room.text(alice, `first ${i}`);
+        return [room.member(alice, `Alice ${i}`), first, room.text(bob, `second ${i}`), room.reaction(bob, first.event_id, "👍"), room.edit(alice, first.event_id, `first ${i}, edited`)];
+      });
+      // Round robin: every room's first event, then every room's second, …
+      const events = histories[0]!.flatMap((_, k) => histories.map((history) => history[k]!));
+
+      const projector = service.services.projector;
+      const started: RoomEvent[] = [];
+      const inFlight = new Map<string, number>();
+      let running = 0;
+      let most = 0;
+      const apply = projector.apply.bind(projector);
+      projector.apply = async (event) => {
+        const page = pageOf.get(event.room_id)!;
+        started.push(event);
+        assert.equal(inFlight.get(page) ?? 0, 0, `two events of ${page} applied at once`);
+        inFlight.set(page, 1);
+        most = Math.max(most, ++running);
+        try {
+          return await apply(event);
+        } finally {
+          running--;
+          inFlight.set(page, 0);
+        }
+      };
+      try {
+        assert.equal(await transaction(service, "lanes", events), 200);
+      } finally {
+        delete (projector as { apply?: unknown }).apply;
+      }
+
+      assert.ok(most >= 2 && most <= PROJECTION_PAGE_LANES, `${most} pages applied at once`);
+      for (const page of pages) {
+        const inPage = (e: RoomEvent) => pageOf.get(e.room_id) === page;
+        assert.deepEqual(started.filter(inPage).map((e) => e.event_id), events.filter(inPage).map((e) => e.event_id));
+      }
+      // Every room's comments, edited, reacted to and signed with the profile of its own history.
+      for (const page of pages) {
+        const roomsOfPage = rooms.map((room, i) => [room, i] as const).filter(([room]) => pageOf.get(room.roomId) === page);
+        const listed = await query(page);
+        const shown = listed.data.map((m) => `${m.content.body} by ${m.author.display_name} ${JSON.stringify(m.reactions)}`).sort();
+        const expected = roomsOfPage.flatMap(([, i]) => [`first ${i}, edited by Alice ${i} [{"key":"👍","count":1,"mine":false}]`, `second ${i} by null []`]).sort();
+        assert.deepEqual(shown, expected);
+        assert.equal(listed.meta.total, expected.length);
+      }
     });
 
     test("a transaction of 100 events of about 60 KB each is applied", async () => {
