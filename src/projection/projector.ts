@@ -128,10 +128,12 @@ export class Projector {
       applied = await applyOnce(this.db, event.event_id, async (tx) => {
         const problem = malformation(event);
         if (problem) throw new Error(problem);
+        // First: an applying transaction holds the live events' turn from its first live event
+        // to its commit (src/sse/live-event-store.ts), so nothing else should follow them.
+        await resolveRepair(tx, reads, event.event_id);
         const kind = (known.kind = roomEventKind(event));
         await kind?.inAnyRoom?.(tx, event);
         if (room) await kind?.inPageRoom?.({ tx, reads, room, names: this.names, live: this.live }, event);
-        await resolveRepair(tx, reads, event.event_id);
       });
     } catch (err) {
       if (databaseTrouble(err)) throw err;
