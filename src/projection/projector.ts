@@ -17,7 +17,7 @@ import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
 import { malformation } from "./message-content.ts";
 import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
 import type { RoomEvent } from "./room-event.ts";
-import { pageRoom, spaceSiteId } from "./room-store.ts";
+import { projectedRoom, type ProjectedRoom } from "./room-store.ts";
 
 /**
  * The database is unreachable or overloaded (connection, timeout, lock, conflict), as opposed to
@@ -62,8 +62,11 @@ export class Projector {
           const stored = await storeEvent(this.db, event);
           if (stored !== null && stored.status !== "applied") pending.push(stored.event);
         }
-        const lanes = lanesOf(pending, await this.laneOf(pending));
-        await runLanes(lanes, PROJECTION_PAGE_LANES, async (event) => changes.add(await this.apply(event)));
+        // Each room looked up once, after its events were stored (a room recorded later replays them).
+        const roomIds = [...new Set(pending.map((event) => event.room_id))];
+        const rooms = new Map(await Promise.all(roomIds.map(async (roomId) => [roomId, await projectedRoom(this.db, roomId)] as const)));
+        const lanes = lanesOf(pending, (event) => laneKey(event.room_id, rooms.get(event.room_id)!));
+        await runLanes(lanes, PROJECTION_PAGE_LANES, async (event) => changes.add(await this.apply(event, rooms.get(event.room_id))));
       });
       for (const event of ephemeral) await ephemeralKind(event)?.apply(this.ephemeral, event);
     } finally {
@@ -82,8 +85,7 @@ export class Projector {
     const changes = new Changes();
     try {
       // The room's own reads (room info, roles) change with its recording.
-      const room = await pageRoom(this.db, roomId);
-      const spaceOf = room ? null : await spaceSiteId(this.db, roomId);
+      const { room, spaceOf } = await projectedRoom(this.db, roomId);
       changes.add(room ?? (spaceOf === null ? null : { siteId: spaceOf, pageSlug: null }));
       await this.serially(async () => {
         for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event));
@@ -114,11 +116,10 @@ export class Projector {
    * Applies a stored event (as stored) if its room is known (a page room, or a site's Space for
    * room state); otherwise it keeps waiting. An event that cannot be applied is recorded for
    * repair. Returns the page (or for a Space, the site) whose derived data the applied event may
-   * have changed.
+   * have changed. `projected`: its room, when the caller looked it up after the event was stored.
    */
-  async apply(event: RoomEvent): Promise<PageChange | null> {
-    const room = await pageRoom(this.db, event.room_id);
-    const spaceOf = room ? null : await spaceSiteId(this.db, event.room_id);
+  async apply(event: RoomEvent, projected?: ProjectedRoom): Promise<PageChange | null> {
+    const { room, spaceOf } = projected ?? (await projectedRoom(this.db, event.room_id));
     if (!room && spaceOf === null) return null;
     let applied: boolean;
     // Known once the event is well-formed (a malformed one may not even be matched).
@@ -147,22 +148,15 @@ export class Projector {
     return room ? { siteId: room.siteId, pageSlug: room.pageSlug } : { siteId: spaceOf!, pageSlug: null };
   }
 
-  /** Each event's lane (apply-lanes.ts): its page, for a page room's event; else its room. */
-  private async laneOf(events: RoomEvent[]): Promise<(event: RoomEvent) => string> {
-    const roomIds = [...new Set(events.map((event) => event.room_id))];
-    const rooms = new Map(await Promise.all(roomIds.map(async (roomId) => [roomId, await pageRoom(this.db, roomId)] as const)));
-    return (event) => {
-      const room = rooms.get(event.room_id);
-      return room ? `page\u0000${room.siteId}\u0000${room.pageSlug}` : `room\u0000${event.room_id}`;
-    };
-  }
-
   private serially(work: () => Promise<void>): Promise<void> {
     const run = this.queue.then(work);
     this.queue = run.catch(() => {});
     return run;
   }
 }
+
+/** An event's lane (apply-lanes.ts): its page, for a page room's event; else its room. */
+const laneKey = (roomId: string, { room }: ProjectedRoom): string => (room ? `page\u0000${room.siteId}\u0000${room.pageSlug}` : `room\u0000${roomId}`);
 
 /** The pages changed by a batch of applied events, each once. */
 class Changes {

@@ -16,8 +16,19 @@ export async function pageRoom(db: Db, roomId: string): Promise<Room | null> {
 }
 
 /** The site whose Space the room is, or null. */
-export async function spaceSiteId(db: Db, roomId: string): Promise<string | null> {
+async function spaceSiteId(db: Db, roomId: string): Promise<string | null> {
   return (await driverStatements(db).all<{ id: string }>(SPACE_SITE, [roomId]))[0]?.id ?? null;
+}
+
+/** What a room's events are projected into: a page (a page room) or a site (its Space); both null: neither, or not recorded yet. */
+export interface ProjectedRoom {
+  room: Room | null;
+  spaceOf: string | null;
+}
+
+export async function projectedRoom(db: Db, roomId: string): Promise<ProjectedRoom> {
+  const room = await pageRoom(db, roomId);
+  return { room, spaceOf: room ? null : await spaceSiteId(db, roomId) };
 }
 
 /** The room a page's comments go to now. */

@@ -123,14 +123,14 @@ for (const provider of PROVIDERS) {
       let running = 0;
       let most = 0;
       const apply = projector.apply.bind(projector);
-      projector.apply = async (event) => {
+      projector.apply = async (event, projected) => {
         const page = pageOf.get(event.room_id)!;
         started.push(event);
         assert.equal(inFlight.get(page) ?? 0, 0, `two events of ${page} applied at once`);
         inFlight.set(page, 1);
         most = Math.max(most, ++running);
         try {
-          return await apply(event);
+          return await apply(event, projected);
         } finally {
           running--;
           inFlight.set(page, 0);
