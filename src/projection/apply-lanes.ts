@@ -1,7 +1,9 @@
 // Lanes for applying a transaction's events: one per page (a page's rooms share its list
 // positions, count and live stream), each in arrival order, several pages side by side. Applying
-// one event waits mostly on database round trips, so pages overlap those waits; what one page's
-// events derive never reads another page's rows, so the order across pages changes nothing.
+// one event waits mostly on database round trips, so pages overlap those waits. One page's events
+// write only that page's rows (and the events' own), so the order across pages changes
+// nothing; the one row all applying transactions lock is the live events' turn
+// (src/sse/live-event-store.ts), so lanes cannot wait on each other in a circle.
 
 /** Groups `items` by `keyOf`, in order of each key's first item, each group in arrival order. */
 export function lanesOf<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
