@@ -85,10 +85,12 @@ export class Projector {
     const changes = new Changes();
     try {
       // The room's own reads (room info, roles) change with its recording.
-      const { room, spaceOf } = await projectedRoom(this.db, roomId);
+      const projected = await projectedRoom(this.db, roomId);
+      const { room, spaceOf } = projected;
       changes.add(room ?? (spaceOf === null ? null : { siteId: spaceOf, pageSlug: null }));
       await this.serially(async () => {
-        for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event));
+        // Recorded before this replay was called: one lookup serves all its waiting events.
+        for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event, projected));
       });
     } finally {
       await this.applied(changes.list());

@@ -115,7 +115,8 @@ export class CommentReadStore {
     if (rows.length === 0) return null;
     const total = rows[0]!.pageCount ?? 0;
     if (rows[0]!.eventId === null) return { total, comments: [] };
-    return { total, comments: rows.map((row) => toListed(page, row, viewer === null ? null : row.viewerKeys ? row.viewerKeys.split(VIEWER_KEYS_SEPARATOR) : [])) };
+    const viewerKeys = (row: ListedRow) => (viewer === null ? null : (row.viewerKeys?.split(VIEWER_KEYS_SEPARATOR) ?? []));
+    return { total, comments: rows.map((row) => toListed(page, row, viewerKeys(row))) };
   }
 
   /** The reactions `sender` has in force on the comments `eventIds`. */
