@@ -377,7 +377,7 @@ listeners:
     tls: false
     x_forwarded: false
     resources:
-      - names: [client, media]
+      - names: [client, media, openid]
         compress: false
 
 database:

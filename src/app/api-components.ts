@@ -10,10 +10,13 @@ import { components as verification } from "../features/verification/schemas.ts"
 import { components as rooms } from "../features/rooms/schemas.ts";
 import { components as operator } from "../features/operator/schemas.ts";
 import { components as repairs } from "../features/repairs/schemas.ts";
+import { components as imports } from "../features/imports/schemas.ts";
 import { components as retirement } from "../features/retirement/schemas.ts";
 import { components as stickers } from "../features/stickers/schemas.ts";
 import { components as visitors } from "../features/visitors/schemas.ts";
 import { components as governance } from "../features/governance/schemas.ts";
+import { components as webhooks } from "../features/webhooks/schemas.ts";
+import { components as dashboard } from "../features/dashboard/schemas.ts";
 
 const { Problem, PaginationMeta, SubmissionAccepted } = shared;
 
@@ -30,8 +33,11 @@ export const apiComponents = {
   ...rooms,
   ...operator,
   ...repairs,
+  ...imports,
   ...retirement,
   ...stickers,
   ...visitors,
   ...governance,
+  ...webhooks,
+  ...dashboard,
 };

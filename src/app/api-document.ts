@@ -5,7 +5,9 @@ import { buildOpenApi } from "../rest/openapi.ts";
 import { buildRoutes } from "./route-table.ts";
 import { apiComponents } from "./api-components.ts";
 
-const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../package.json"), "utf8")) as { version: string };
+const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../package.json"), "utf8")) as {
+  version: string;
+};
 
 let document: Record<string, unknown> | null = null;
 

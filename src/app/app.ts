@@ -34,7 +34,9 @@ export function writeRegistration(config: Config): string {
     mkdirSync(dirname(config.matrix.registrationFile), { recursive: true });
     writeFileSync(config.matrix.registrationFile, yaml, { mode: 0o600 });
   } catch (err) {
-    throw new ConfigError(`configuration key "matrix.registration_file": cannot write ${config.matrix.registrationFile}: ${(err as Error).message}`);
+    throw new ConfigError(
+      `configuration key "matrix.registration_file": cannot write ${config.matrix.registrationFile}: ${(err as Error).message}`,
+    );
   }
   return config.matrix.registrationFile;
 }
@@ -48,7 +50,10 @@ export interface StartOptions {
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
-  const logger = createLogger(options.log && !options.logDestination ? "silent" : config.log.level, options.logDestination);
+  const logger = createLogger(
+    options.log && !options.logDestination ? "silent" : config.log.level,
+    options.logDestination,
+  );
   routeMatrixSdkLogs(logger);
   const services = await createServices(config, logger, options.log);
   const http = createHttpServer(services, schema, apiRoutes);
@@ -65,11 +70,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
   }
   const stopBackgroundPasses = await startBackgroundPasses(services, options.worker ?? true);
-  services.homeserver.pingAppservice(config.matrix.appserviceId).catch((err) =>
-    services.log(`homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`),
-  );
+  services.homeserver
+    .pingAppservice(config.matrix.appserviceId)
+    .catch((err) =>
+      services.log(
+        `homeserver: appservice ping failed (${(err as Error).message}); transactions will arrive when it retries`,
+      ),
+    );
   const { port } = server.address() as AddressInfo;
-  services.logger.info({ event: "listening", port, metricsPort: config.metrics.listenPort || null, worker: options.worker ?? true }, "listening");
+  services.logger.info(
+    { event: "listening", port, metricsPort: config.metrics.listenPort || null, worker: options.worker ?? true },
+    "listening",
+  );
   return {
     services,
     server,

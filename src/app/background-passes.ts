@@ -18,12 +18,15 @@ export async function startBackgroundPasses(services: Services, worker: boolean)
   services.leader.run("room-upgrades", services.upgrades);
   services.leader.run("projection-repairs", services.repairPass);
   services.leader.run("projection-gaps", services.projectionGaps);
+  services.leader.run("ban-expiry", services.banExpiryPass);
   // The passes and the bot write to Matrix like the worker, so an API-only instance runs none:
   // it never stands for leader (its appservice endpoint still stores the bot's events for one
   // that does). The bot's inbox rows are leased, so every worker instance may drain it.
   if (worker) {
     services.worker.start();
     services.botInbox.start();
+    // Deliveries are leased rows: every worker instance may deliver.
+    services.webhookDeliverer.start();
     await services.leader.start();
   }
   // On every instance: live events reach the streams open on it (a safety poll besides the signals).
@@ -32,6 +35,7 @@ export async function startBackgroundPasses(services: Services, worker: boolean)
     await services.liveEventPoller.stop();
     await services.leader.stop();
     await services.botInbox.stop();
+    await services.webhookDeliverer.stop();
     await services.worker.stop();
   };
 }

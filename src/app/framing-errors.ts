@@ -8,11 +8,23 @@ import { STATUS_CODES } from "node:http";
 import { PROBLEM_CONTENT_TYPE, problem } from "../rest/problem.ts";
 
 const FRAMING_PROBLEMS: Record<string, { status: number; code: string; detail: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: "request-header-fields-too-large", detail: "The request's headers are larger than the service accepts." },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: "request-header-fields-too-large",
+    detail: "The request's headers are larger than the service accepts.",
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: "request-timeout", detail: "The request was not received in time." },
-  ERR_HTTP_HEADERS_TIMEOUT: { status: 408, code: "request-timeout", detail: "The request's headers were not received in time." },
+  ERR_HTTP_HEADERS_TIMEOUT: {
+    status: 408,
+    code: "request-timeout",
+    detail: "The request's headers were not received in time.",
+  },
 };
-const BAD_REQUEST = { status: 400, code: "bad-request", detail: "The request is not valid HTTP/1.1 (method, target, header bytes or message framing)." };
+const BAD_REQUEST = {
+  status: 400,
+  code: "bad-request",
+  detail: "The request is not valid HTTP/1.1 (method, target, header bytes or message framing).",
+};
 
 /** The http server's `clientError` listener. */
 export function answerFramingError(err: Error & { code?: string }, socket: Duplex): void {

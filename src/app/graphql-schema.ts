@@ -14,9 +14,14 @@ import "../features/rooms/graphql.ts";
 import "../features/rooms/roles-graphql.ts";
 import "../features/rooms/lifecycle-graphql.ts";
 import "../features/repairs/graphql.ts";
+import "../features/imports/graphql.ts";
 import "../features/retirement/graphql.ts";
 import "../features/operator/graphql.ts";
 import "../features/stickers/graphql.ts";
 import "../features/governance/graphql.ts";
+import "../features/webhooks/graphql.ts";
+import "../features/dashboard/graphql.ts";
+import "../features/dashboard/operator-graphql.ts";
+import "../features/moderation/graphql.ts";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -8,26 +8,37 @@ import { RestApi, corsHeaders, requireOperator, routeIdOf, sendProblem } from ".
 import { randomUUID } from "node:crypto";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
-import { createGraphQLEndpoints } from "./graphql-endpoint.ts";
+import { createGraphQLEndpoints, graphqlCaller } from "./graphql-endpoint.ts";
 import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 import { serveWidgetAssets } from "../widget/serve.ts";
+import { serveDesk } from "../desk/serve.ts";
+import { allowedHomeservers } from "../features/dashboard/openid.ts";
 
 function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
   const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
-  return { status: 413, headers: { ...corsHeaders(headers), "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff" }, body: JSON.stringify(body) };
+  return {
+    status: 413,
+    headers: { ...corsHeaders(headers), "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff" },
+    body: JSON.stringify(body),
+  };
 }
 
 /** The appservice API answers in Matrix's error format. */
 function matrixTooLarge(limit: number): Refusal {
-  return { status: 413, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ errcode: "M_TOO_LARGE", error: `Transactions are limited to ${limit} bytes.` }) };
+  return {
+    status: 413,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ errcode: "M_TOO_LARGE", error: `Transactions are limited to ${limit} bytes.` }),
+  };
 }
 
 function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  for (const [name, value] of Object.entries(req.headers))
+    headers[name] = Array.isArray(value) ? value.join(", ") : value;
   return headers;
 }
 
@@ -57,7 +68,14 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
   );
   const proxies = new TrustedProxies(services.config.server.trustedProxies);
   const operatorToken = services.config.security.operatorToken;
-  const graphql = operatorToken ? createGraphQLEndpoints(services, schema) : null;
+  const graphql = createGraphQLEndpoints(services, schema);
+  // The homeservers the desk may log in to (its sign-in page lists them; its CSP allows them).
+  const deskHomeservers = [
+    ...allowedHomeservers(services.config.dashboard.openidHomeservers, {
+      serverName: services.config.matrix.serverName,
+      baseUrl: services.config.matrix.homeserverUrl,
+    }),
+  ].map(([name, { baseUrl }]) => ({ name, url: baseUrl }));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = req.url ?? "/";
@@ -83,33 +101,46 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       res.end(JSON.stringify(body));
       return;
     }
-    if (graphql && (path === "/graphql" || path === "/graphql/stream")) {
+    if (path === "/graphql" || path === "/graphql/stream") {
+      let endpoints: (typeof graphql)[keyof typeof graphql];
       try {
-        requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });
+        endpoints = graphql[await graphqlCaller(services, headers, req.method ?? "GET")];
       } catch (err) {
         sendProblem(res, toProblem(err, path).problem);
         return;
       }
-      if (path === "/graphql") await graphql.yoga(req, res);
-      else await graphql.sse(req, res);
+      if (path === "/graphql") await endpoints.yoga(req, res);
+      else await endpoints.sse(req, res);
       return;
     }
     if (path.startsWith("/_matrix/app/")) {
-      await handleAppservice(services, req, res, target, () => readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)));
+      await handleAppservice(services, req, res, target, () =>
+        readBody(req, res, APPSERVICE_MAX_BODY_BYTES, () => matrixTooLarge(APPSERVICE_MAX_BODY_BYTES)),
+      );
       return;
     }
-    // Static assets (the embeddable widget and the SDK), not API routes.
+    // Static assets (the embeddable widget and the SDK, the desk), not API routes.
     if (await serveWidgetAssets(req, res, path)) return;
+    if (await serveDesk(req, res, path, deskHomeservers)) return;
     // The adapter reads the body only after admission. A refused request's unread body is
     // discarded by Node as it arrives (the connection stays usable), never buffered.
-    await rest.handle(res, { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy }, (limit = MAX_BODY_BYTES) =>
-      readBody(req, res, limit, () => problemTooLarge(limit, path, headers)),
+    await rest.handle(
+      res,
+      { method: req.method ?? "GET", target, headers, clientIp, viaTrustedProxy },
+      (limit = MAX_BODY_BYTES) => readBody(req, res, limit, () => problemTooLarge(limit, path, headers)),
     );
   };
 
   let inFlight = 0;
-  services.metrics.sources.readCache = () => ({ hits: rest.reads.hits, misses: rest.reads.misses, executions: rest.reads.executions });
+  services.metrics.sources.readCache = () => ({
+    hits: rest.reads.hits,
+    misses: rest.reads.misses,
+    executions: rest.reads.executions,
+  });
   services.metrics.sources.sseStreams = () => rest.streamCount;
+  // Request lines hold only the fields below (the path without its query, no headers or bodies):
+  // nothing a credential could be in, so they skip the redaction walk every other line takes.
+  const requestLog = services.logger.child({}, { redact: [] });
   const server = createServer((req, res) => {
     inFlight++;
     const started = process.hrtime.bigint();
@@ -126,8 +157,15 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       services.metrics.httpRequests.inc(labels);
       services.metrics.httpDuration.observe(labels, seconds);
       // The path without its query: signed media URLs carry their signatures there.
-      services.logger.info(
-        { requestId, method: req.method, route, path: (req.url ?? "/").split("?")[0], status, latencyMs: Math.round(seconds * 1e6) / 1e3 },
+      requestLog.info(
+        {
+          requestId,
+          method: req.method,
+          route,
+          path: (req.url ?? "/").split("?")[0],
+          status,
+          latencyMs: Math.round(seconds * 1e6) / 1e3,
+        },
         "request",
       );
     });
@@ -136,7 +174,8 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     handle(req, res).catch((err) => {
       services.logger.error({ err }, "request failed");
       if (res.headersSent) res.end();
-      else if (req.url?.startsWith("/_matrix/app/")) matrixError(res, 500, "M_UNKNOWN", "The service failed to handle this request.");
+      else if (req.url?.startsWith("/_matrix/app/"))
+        matrixError(res, 500, "M_UNKNOWN", "The service failed to handle this request.");
       else sendProblem(res, problem("internal-error", 500, "The service failed to handle this request."));
     });
   });
@@ -155,7 +194,8 @@ function routeKind(target: string): string {
   const path = target.split("?")[0]!;
   if (path.startsWith("/_matrix/app/")) return "appservice";
   if (path === "/graphql" || path === "/graphql/stream") return "graphql";
-  if (path === "/metrics" || path === "/health/live" || path === "/health/ready") return path.slice(1).replace("/", "-");
+  if (path === "/metrics" || path === "/health/live" || path === "/health/ready")
+    return path.slice(1).replace("/", "-");
   return "unrouted";
 }
 

@@ -1,5 +1,5 @@
 // The one place the service's logger is built: pino, JSON lines on stdout (or a given
-// destination), at log.level. Request lines carry method, route id, status, latency and the
+// destination), at log.level, written asynchronously. Request lines carry method, route id, status, latency and the
 // request id; nothing logged carries a credential: request lines hold the path without its
 // query (signed media URLs carry signatures there) and no headers or bodies, and any field
 // named like a credential is censored should one ever be passed.
@@ -8,15 +8,39 @@ import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger } from "pino";
 
-const CREDENTIAL_FIELDS = ["token", "claim_token", "claimToken", "secret", "signature", "authorization", "hmac", "verify_token", "verifyToken", "password"];
+const CREDENTIAL_FIELDS = [
+  "token",
+  "claim_token",
+  "claimToken",
+  "secret",
+  "signature",
+  "authorization",
+  "hmac",
+  "verify_token",
+  "verifyToken",
+  "password",
+];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * Where log lines go by default: stdout, written asynchronously. A synchronous write per request
+ * line cost a third of the cached read's throughput; this one returns at once, and lines
+ * arriving while a write is in flight join the next write. Nothing is held back when idle (no
+ * minimum batch), and pino flushes it synchronously when the process exits.
+ */
+export function logDestination(fd = 1): DestinationStream {
+  return pino.destination({ dest: fd, sync: false });
+}
+
+export function createLogger(level: string, destination: DestinationStream = logDestination()): Logger {
   return pino(
     {
       level,
       base: { service: "comment-service" },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: [...CREDENTIAL_FIELDS, ...CREDENTIAL_FIELDS.map((field) => `*.${field}`)], censor: "[redacted]" },
+      redact: {
+        paths: [...CREDENTIAL_FIELDS, ...CREDENTIAL_FIELDS.map((field) => `*.${field}`)],
+        censor: "[redacted]",
+      },
     },
     destination,
   );
@@ -37,6 +61,15 @@ export function routeMatrixSdkLogs(logger: Logger): void {
       return String(part);
     }
   };
-  const line = (level: "trace" | "debug" | "info" | "warn" | "error") => (module: string, ...parts: unknown[]) => logger[level]({ module }, parts.map(text).join(" "));
-  LogService.setLogger({ trace: line("trace"), debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") });
+  const line =
+    (level: "trace" | "debug" | "info" | "warn" | "error") =>
+    (module: string, ...parts: unknown[]) =>
+      logger[level]({ module }, parts.map(text).join(" "));
+  LogService.setLogger({
+    trace: line("trace"),
+    debug: line("debug"),
+    info: line("info"),
+    warn: line("warn"),
+    error: line("error"),
+  });
 }

@@ -3,9 +3,10 @@
 // route is a command without a list kept by hand; plus `backfill`, which runs here (it reads
 // the homeserver and the database, not the service). Table output, or the JSON answer with
 // --json; exit codes a script can rely on (OPERATOR_EXIT, docs/cli.md).
+import { readFileSync } from "node:fs";
 import type { Config } from "../config/config.ts";
 import type { JSONSchema } from "../rest/schemas.ts";
-import type { OperationRoute, Route } from "../rest/route.ts";
+import type { BinaryRoute, OperationRoute, Route } from "../rest/route.ts";
 import { BACKFILL_EXIT, pageSizeOption, runBackfill, type BackfillRunOptions } from "../features/backfill/run.ts";
 
 /** Exit codes: a refused request's code follows its status. */
@@ -25,18 +26,27 @@ export const OPERATOR_EXIT = {
 } as const;
 
 export function exitCodeOf(status: number): number {
-  const byStatus: Record<number, number> = { 400: OPERATOR_EXIT.invalid, 401: OPERATOR_EXIT.forbidden, 403: OPERATOR_EXIT.forbidden, 404: OPERATOR_EXIT.notFound, 409: OPERATOR_EXIT.conflict, 410: OPERATOR_EXIT.gone, 429: OPERATOR_EXIT.rateLimited };
+  const byStatus: Record<number, number> = {
+    400: OPERATOR_EXIT.invalid,
+    401: OPERATOR_EXIT.forbidden,
+    403: OPERATOR_EXIT.forbidden,
+    404: OPERATOR_EXIT.notFound,
+    409: OPERATOR_EXIT.conflict,
+    410: OPERATOR_EXIT.gone,
+    429: OPERATOR_EXIT.rateLimited,
+  };
   if (status < 400) return OPERATOR_EXIT.ok;
   return byStatus[status] ?? (status < 500 ? OPERATOR_EXIT.otherClientError : OPERATOR_EXIT.serverError);
 }
 
 export interface OperatorCommand {
   name: string;
-  route: OperationRoute;
+  /** An operation, or a binary route whose answer is written out as it comes (an export). */
+  route: OperationRoute | BinaryRoute;
   /** Path parameters, the command's positional arguments, in path order. */
   positional: string[];
-  /** Query and body fields, its --options. */
-  options: Array<{ name: string; in: "query" | "body"; schema: JSONSchema; required: boolean }>;
+  /** Query and body fields, its --options; a raw-body route's --file is the file it uploads. */
+  options: Array<{ name: string; in: "query" | "body" | "file"; schema: JSONSchema; required: boolean }>;
 }
 
 const kebab = (text: string) => text.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/^-/, "");
@@ -44,7 +54,12 @@ const kebab = (text: string) => text.replace(/[A-Z]/g, (c) => `-${c.toLowerCase(
 /** A command per operator route; the earlier revision's alternate paths of a route are the same command. */
 export function operatorCommands(routes: Route[]): OperatorCommand[] {
   return routes
-    .filter((route): route is OperationRoute => route.kind === "operation" && route.auth === "operator" && !route.operationId.endsWith("Alternate"))
+    .filter(
+      (route): route is OperationRoute | BinaryRoute =>
+        (route.kind === "operation" || route.kind === "binary") &&
+        route.auth === "operator" &&
+        !route.operationId.endsWith("Alternate"),
+    )
     .map((route) => {
       const body = route.body?.schema as { properties?: Record<string, JSONSchema>; required?: string[] } | undefined;
       return {
@@ -52,8 +67,19 @@ export function operatorCommands(routes: Route[]): OperatorCommand[] {
         route,
         positional: [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
         options: [
-          ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) => ({ name, in: "query" as const, schema, required: route.query!.required.includes(name) })),
-          ...Object.entries(body?.properties ?? {}).map(([name, schema]) => ({ name, in: "body" as const, schema, required: !route.body!.optional && (body?.required ?? []).includes(name) })),
+          ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) => ({
+            name,
+            in: "query" as const,
+            schema,
+            required: route.query!.required.includes(name),
+          })),
+          ...Object.entries(body?.properties ?? {}).map(([name, schema]) => ({
+            name,
+            in: "body" as const,
+            schema,
+            required: !route.body!.optional && (body?.required ?? []).includes(name),
+          })),
+          ...(route.rawBody ? [{ name: "file", in: "file" as const, schema: { type: "string" }, required: true }] : []),
         ],
       };
     })
@@ -61,7 +87,10 @@ export function operatorCommands(routes: Route[]): OperatorCommand[] {
 }
 
 /** `--name value`, `--name=value` and bare `--flag`s; the rest are positional. */
-export function parseArguments(args: string[], flags: ReadonlySet<string>): { positional: string[]; options: Map<string, string> } {
+export function parseArguments(
+  args: string[],
+  flags: ReadonlySet<string>,
+): { positional: string[]; options: Map<string, string> } {
   const positional: string[] = [];
   const options = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
@@ -84,7 +113,8 @@ export function parseArguments(args: string[], flags: ReadonlySet<string>): { po
 function typed(schema: JSONSchema, text: string): unknown {
   const type = (schema as { type?: unknown }).type;
   if (type === "string") return text;
-  if ((type === "integer" || type === "number") && text.trim() !== "" && Number.isFinite(Number(text))) return Number(text);
+  if ((type === "integer" || type === "number") && text.trim() !== "" && Number.isFinite(Number(text)))
+    return Number(text);
   if (type === "boolean" && (text === "true" || text === "false")) return text === "true";
   try {
     return JSON.parse(text);
@@ -107,16 +137,31 @@ export function serviceUrl(config: Config): string {
 }
 
 function help(commands: OperatorCommand[], io: OperatorIo): void {
-  io.out("usage: npm run operator -- <command> [arguments] [--options] [--json] [--config FILE] [--service-url URL]\n\ncommands:\n");
+  io.out(
+    "usage: npm run operator -- <command> [arguments] [--options] [--json] [--config FILE] [--service-url URL]\n\ncommands:\n",
+  );
   const usage = (c: OperatorCommand) =>
-    [c.name, ...c.positional.map((p) => `<${p}>`), ...c.options.map((o) => (o.required ? `--${o.name} …` : `[--${o.name} …]`)), ...(c.route.body ? ["[--json-body JSON]"] : [])].join(" ");
+    [
+      c.name,
+      ...c.positional.map((p) => `<${p}>`),
+      ...c.options.map((o) => (o.required ? `--${o.name} …` : `[--${o.name} …]`)),
+      ...(c.route.body ? ["[--json-body JSON]"] : []),
+    ].join(" ");
   for (const c of commands) io.out(`  ${usage(c)}\n      ${c.route.method} ${c.route.path}: ${c.route.summary}\n`);
-  io.out("  backfill [--site <site_id>] [--page-size N]\n      Rebuild the read model from the homeserver (npm run backfill; runs here, not in the service).\n");
+  io.out(
+    "  backfill [--site <site_id>] [--page-size N]\n      Rebuild the read model from the homeserver (npm run backfill; runs here, not in the service).\n",
+  );
   io.out("  help\n      This list.\n");
 }
 
 /** Runs one command line; the exit code. */
-export async function runOperator(args: string[], config: Config, routes: Route[], io: OperatorIo, baseUrl = serviceUrl(config)): Promise<number> {
+export async function runOperator(
+  args: string[],
+  config: Config,
+  routes: Route[],
+  io: OperatorIo,
+  baseUrl = serviceUrl(config),
+): Promise<number> {
   const commands = operatorCommands(routes);
   let parsed: ReturnType<typeof parseArguments>;
   try {
@@ -136,7 +181,8 @@ export async function runOperator(args: string[], config: Config, routes: Route[
     let pageSize: number;
     try {
       const unknown = [...parsed.options.keys()].find((o) => o !== "site" && o !== "page-size");
-      if (unknown !== undefined || positional.length > 0) throw new Error(unknown ? `unknown option --${unknown}` : "takes no arguments");
+      if (unknown !== undefined || positional.length > 0)
+        throw new Error(unknown ? `unknown option --${unknown}` : "takes no arguments");
       pageSize = pageSizeOption(parsed.options.get("page-size"));
     } catch (err) {
       io.err(`operator: backfill: ${(err as Error).message}\n`);
@@ -149,7 +195,11 @@ export async function runOperator(args: string[], config: Config, routes: Route[
     io.err(`operator: unknown command "${name}" (npm run operator -- help lists them)\n`);
     return OPERATOR_EXIT.usage;
   }
-  const problem = usageProblem(command, positional, parsed.options) ?? (config.security.operatorToken === null ? "security.operator_token is not set: the operator API is disabled" : null);
+  const problem =
+    usageProblem(command, positional, parsed.options) ??
+    (config.security.operatorToken === null
+      ? "security.operator_token is not set: the operator API is disabled"
+      : null);
   if (problem) {
     io.err(`operator: ${command.name}: ${problem}\n`);
     return OPERATOR_EXIT.usage;
@@ -158,12 +208,17 @@ export async function runOperator(args: string[], config: Config, routes: Route[
 }
 
 function usageProblem(command: OperatorCommand, positional: string[], options: Map<string, string>): string | null {
-  if (positional.length !== command.positional.length) return `expects ${command.positional.map((p) => `<${p}>`).join(" ") || "no arguments"}`;
-  const unknown = [...options.keys()].find((o) => !command.options.some((c) => c.name === o) && !(o === "json-body" && command.route.body));
+  if (positional.length !== command.positional.length)
+    return `expects ${command.positional.map((p) => `<${p}>`).join(" ") || "no arguments"}`;
+  const unknown = [...options.keys()].find(
+    (o) => !command.options.some((c) => c.name === o) && !(o === "json-body" && command.route.body),
+  );
   if (unknown) return `unknown option --${unknown}`;
   const jsonBody = options.get("json-body");
   if (jsonBody !== undefined && !isJsonObject(jsonBody)) return "--json-body must be a JSON object";
-  const missing = command.options.find((o) => o.required && !options.has(o.name) && !(jsonBody !== undefined && o.in === "body"));
+  const missing = command.options.find(
+    (o) => o.required && !options.has(o.name) && !(jsonBody !== undefined && o.in === "body"),
+  );
   return missing ? `--${missing.name} is required` : null;
 }
 
@@ -176,12 +231,25 @@ function isJsonObject(text: string): boolean {
   }
 }
 
-async function call(command: OperatorCommand, positional: string[], options: Map<string, string>, token: string, baseUrl: string, json: boolean, io: OperatorIo): Promise<number> {
+async function call(
+  command: OperatorCommand,
+  positional: string[],
+  options: Map<string, string>,
+  token: string,
+  baseUrl: string,
+  json: boolean,
+  io: OperatorIo,
+): Promise<number> {
   const { route } = command;
-  const path = command.positional.reduce((p, param, i) => p.replace(`{${param}}`, encodeURIComponent(positional[i]!)), route.path);
+  const path = command.positional.reduce(
+    (p, param, i) => p.replace(`{${param}}`, encodeURIComponent(positional[i]!)),
+    route.path,
+  );
   const query = new URLSearchParams();
   // --json-body: the whole body as JSON (a body schema without plain fields); options add to it.
-  const body: Record<string, unknown> = options.has("json-body") ? (JSON.parse(options.get("json-body")!) as Record<string, unknown>) : {};
+  const body: Record<string, unknown> = options.has("json-body")
+    ? (JSON.parse(options.get("json-body")!) as Record<string, unknown>)
+    : {};
   for (const option of command.options) {
     const text = options.get(option.name);
     if (text === undefined) continue;
@@ -189,16 +257,37 @@ async function call(command: OperatorCommand, positional: string[], options: Map
     else body[option.name] = typed(option.schema, text);
   }
   const sendBody = route.body !== undefined && (!route.body.optional || Object.keys(body).length > 0);
+  let file: Buffer | null = null;
+  try {
+    file = route.rawBody ? readFileSync(options.get("file")!) : null;
+  } catch (err) {
+    io.err(`operator: ${command.name}: --file cannot be read: ${(err as Error).message}\n`);
+    return OPERATOR_EXIT.usage;
+  }
   let res: Response;
   try {
     res = await fetch(`${baseUrl}${path}${query.size > 0 ? `?${query}` : ""}`, {
       method: route.method,
-      headers: { authorization: `Bearer ${token}`, ...(sendBody ? { "content-type": "application/json" } : {}) },
-      body: sendBody ? JSON.stringify(body) : undefined,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(sendBody ? { "content-type": "application/json" } : {}),
+        ...(file ? { "content-type": "application/octet-stream" } : {}),
+      },
+      body: file ? new Uint8Array(file) : sendBody ? JSON.stringify(body) : undefined,
     });
   } catch (err) {
-    io.err(`operator: the service at ${baseUrl} cannot be reached: ${(err as Error).cause ?? (err as Error).message}\n`);
+    io.err(
+      `operator: the service at ${baseUrl} cannot be reached: ${(err as Error).cause ?? (err as Error).message}\n`,
+    );
     return OPERATOR_EXIT.unreachable;
+  }
+  if (route.kind === "binary" && res.ok && res.body) {
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      io.out(decoder.decode(read.value, { stream: true }));
+    io.out(decoder.decode());
+    return OPERATOR_EXIT.ok;
   }
   const text = await res.text();
   let answer: unknown = null;
@@ -217,18 +306,31 @@ async function call(command: OperatorCommand, positional: string[], options: Map
   return OPERATOR_EXIT.ok;
 }
 
-const cell = (value: unknown): string => (value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
+const cell = (value: unknown): string =>
+  value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
 
 function columns(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 /** A page of records as rows under their field names; one record as field/value lines. */
 export function table(answer: unknown, status: number): string {
   if (answer === null) return `done (${status})\n`;
   if (typeof answer !== "object") return `${cell(answer)}\n`;
-  const { data, meta, ...rest } = answer as { data?: unknown; meta?: { total?: number; page?: number; total_pages?: number } };
+  const { data, meta, ...rest } = answer as {
+    data?: unknown;
+    meta?: { total?: number; page?: number; total_pages?: number };
+  };
   if (Array.isArray(data) && Object.keys(rest).length === 0) {
     const keys = [...new Set(data.flatMap((row) => Object.keys(row as object)))];
     const footer = meta ? `page ${meta.page}/${meta.total_pages}, ${meta.total} in all\n` : "";

@@ -16,11 +16,15 @@ import { mediaRoutes } from "../features/media/routes.ts";
 import { roomRoutes } from "../features/rooms/routes.ts";
 import { roomLifecycleRoutes } from "../features/rooms/lifecycle-routes.ts";
 import { repairRoutes } from "../features/repairs/routes.ts";
+import { importRoutes } from "../features/imports/routes.ts";
 import { operatorRoutes } from "../features/operator/routes.ts";
 import { retirementRoutes } from "../features/retirement/routes.ts";
 import { stickerRoutes } from "../features/stickers/routes.ts";
 import { visitorRoutes } from "../features/visitors/routes.ts";
 import { governanceRoutes } from "../features/governance/routes.ts";
+import { feedRoutes } from "../features/feeds/routes.ts";
+import { webhookRoutes } from "../features/webhooks/routes.ts";
+import { dashboardRoutes } from "../features/dashboard/routes.ts";
 
 /** Every route but the meta ones (the OpenAPI document's route needs the document). */
 const featureRoutes: Route[] = [
@@ -36,17 +40,23 @@ const featureRoutes: Route[] = [
   ...roomRoutes,
   ...roomLifecycleRoutes,
   ...repairRoutes,
+  ...importRoutes,
   ...operatorRoutes,
   ...retirementRoutes,
   ...stickerRoutes,
   ...visitorRoutes,
   ...governanceRoutes,
+  ...feedRoutes,
+  ...webhookRoutes,
+  ...dashboardRoutes,
 ];
 
 export const buildRoutes = (document: () => unknown): Route[] => [...metaRoutes(document), ...featureRoutes];
 
 /** The visitor writes these routes run, each once (a write can have two route forms). */
-export const writesOf = (routes: Route[]): AnyWriteOperation[] => [...new Set(routes.flatMap((route) => (route.kind === "operation" && route.write ? [route.write] : [])))];
+export const writesOf = (routes: Route[]): AnyWriteOperation[] => [
+  ...new Set(routes.flatMap((route) => (route.kind === "operation" && route.write ? [route.write] : []))),
+];
 
 /** Every visitor write: the queue worker performs their kinds. */
 export const visitorWrites = writesOf(featureRoutes);

@@ -18,6 +18,8 @@ import { Homeserver } from "../matrix/homeserver.ts";
 import { MatrixNames } from "../matrix/names.ts";
 import { Provisioner } from "../features/rooms/provisioning.ts";
 import { Quarantines } from "../features/rooms/quarantine.ts";
+import { ImportJobs } from "../features/imports/jobs.ts";
+import { RoomStore } from "../features/rooms/room-store.ts";
 import { RoomUpgrades } from "../features/rooms/upgrades.ts";
 import { Repairs } from "../features/repairs/repairs.ts";
 import { RepairPass } from "../projection/repair-pass.ts";
@@ -52,6 +54,17 @@ import { openSharedRateLimits, type SharedRateLimitStore } from "../cluster/shar
 import type { Logger } from "./logger.ts";
 import { ServiceMetrics } from "../metrics/metrics.ts";
 import { pendingRepairs } from "../projection/repair-store.ts";
+import { Feeds } from "../features/feeds/feeds.ts";
+import { Webhooks } from "../features/webhooks/webhooks.ts";
+import { WebhookDeliverer } from "../features/webhooks/deliverer.ts";
+import { commentRenderer } from "./comment-rendering.ts";
+import { DashboardSessions } from "../features/dashboard/sessions.ts";
+import { Dashboard } from "../features/dashboard/dashboard.ts";
+import { SiteActivity } from "../features/dashboard/site-activity.ts";
+import { Moderation } from "../features/moderation/moderation.ts";
+import { BanExpiryPass } from "../features/moderation/ban-expiry-pass.ts";
+import { allowedHomeservers, OpenIdVerifier } from "../features/dashboard/openid.ts";
+import { refusedAddress } from "../features/verification/address-policy.ts";
 
 export interface Services {
   config: Config;
@@ -83,6 +96,8 @@ export interface Services {
   /** Automatic retries of projection repairs, and the operator's view of them. */
   repairPass: RepairPass;
   repairs: Repairs;
+  /** Imports the operator started over HTTP (src/features/imports/jobs.ts). */
+  imports: ImportJobs;
   stickers: StickerPacks;
   profiles: VisitorProfiles;
   /** Signed media proxy URLs (src/features/media/): every mxc:// URL a read or response hands out goes through it. */
@@ -90,9 +105,24 @@ export interface Services {
   mediaProxy: MediaProxy;
   /** Role claims, roles and ownership transfers; what the AS bot's DM handling asks (GovernanceForBot). */
   governance: Governance;
+  /** Dashboard sign-in (Matrix OpenID) and sessions (src/features/dashboard/). */
+  dashboardSessions: DashboardSessions;
+  /** The dashboard's reads of a site, and its live activity. */
+  dashboard: Dashboard;
+  siteActivity: SiteActivity;
+  /** Moderation: deletes, bans, pins, closed pages and comments held for review (src/features/moderation/). */
+  moderation: Moderation;
+  /** The leader's pass lifting timed bans. */
+  banExpiryPass: BanExpiryPass;
   convergencePass: ConvergencePass;
   /** The AS bot's inbox of DM events and invites (src/features/governance/bot/): started with the worker. */
   botInbox: BotInbox;
+  /** Atom feeds of sites and pages. */
+  feeds: Feeds;
+  /** Webhook endpoints and the events recorded for them (src/features/webhooks/). */
+  webhooks: Webhooks;
+  /** Delivers the recorded webhook events (started with the worker). */
+  webhookDeliverer: WebhookDeliverer;
   /** Page changes and new live events, heard by every instance on the database. */
   signals: ClusterSignals;
   /** Runs the background passes on one instance of the cluster. */
@@ -106,17 +136,33 @@ export interface Services {
   log: (message: string) => void;
 }
 
-export async function createServices(config: Config, logger: Logger, log: (message: string) => void = (message) => logger.warn(message)): Promise<Services> {
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  log: (message: string) => void = (message) => logger.warn(message),
+): Promise<Services> {
   await migrate(config.database.url);
-  const db = await openDatabase(config.database.url);
+  const db = await openDatabase(config.database.url, config.database);
   const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
   const metrics = new ServiceMetrics();
-  const homeserver = new Homeserver(config.matrix.homeserverUrl, config.matrix.asToken, names, config.matrix.requestTimeoutMs, (method, request) =>
-    metrics.homeserverRequest(method, request),
+  const homeserver = new Homeserver(
+    config.matrix.homeserverUrl,
+    config.matrix.asToken,
+    names,
+    config.matrix.requestTimeoutMs,
+    (method, request) => metrics.homeserverRequest(method, request),
   );
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
-  const verifier = new OriginVerifier(new VerificationResolver(config.security.dnsResolver), config.security.allowPrivateVerificationOrigins);
+  const resolver = new VerificationResolver(config.security.dnsResolver);
+  const verifier = new OriginVerifier(resolver, config.security.allowPrivateVerificationOrigins);
+  const openId = new OpenIdVerifier(
+    allowedHomeservers(config.dashboard.openidHomeservers, {
+      serverName: config.matrix.serverName,
+      baseUrl: config.matrix.homeserverUrl,
+    }),
+    { resolver, refuse: config.security.allowPrivateVerificationOrigins ? () => null : refusedAddress },
+  );
   const challenges = new Challenges(db, await sharedSecret(db, "challenge_secret"), config.security.powDifficulty);
   const idempotency = new IdempotencyStore(db);
   const mediaUrls = new MediaUrls(await sharedSecret(db, "media_url_secret"), {
@@ -143,10 +189,44 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     true,
     (event) => botIntake.take(event),
   );
+  const webhooks = new Webhooks(db, sites, { allowPrivateDestinations: config.webhooks.allowPrivateDestinations }, () =>
+    webhookDeliverer.kick(),
+  );
+  await webhooks.syncDeclarations();
+  projector.onCommentChanged = webhooks.record;
+  const webhookDeliverer = new WebhookDeliverer(
+    db,
+    commentRenderer(() => built),
+    {
+      provider: providerOf(config.database.url),
+      resolver: new VerificationResolver(config.security.dnsResolver),
+      allowPrivate: config.webhooks.allowPrivateDestinations,
+      timeoutMs: config.webhooks.timeoutMs,
+      retryBaseMs: config.webhooks.retryBaseMs,
+      giveUpAfterMs: config.webhooks.giveUpAfterMs,
+      leaseMs: config.webhooks.leaseMs,
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      log,
+      onAttempt: (outcome, latencyMs) => {
+        metrics.webhookDeliveries.inc({ outcome });
+        metrics.webhookDuration.observe(latencyMs / 1000);
+      },
+    },
+  );
+  // Events are recorded with the live events that announce the same changes (here or, on
+  // PostgreSQL, on another instance).
+  signals.onLiveEventsStored(() => webhookDeliverer.kick());
   const rolePowerLevels = new RolePowerLevels(db, homeserver, log);
   const pageChanged = (siteId: string, pageSlug: string) => signals.pageChanged({ siteId, pageSlug });
   const quarantines = new Quarantines(db, homeserver, log, pageChanged);
-  const provisioner = new Provisioner(db, homeserver, config.matrix.roomVersion, (roomId) => projector.replayWaiting(roomId), rolePowerLevels, quarantines);
+  const provisioner = new Provisioner(
+    db,
+    homeserver,
+    config.matrix.roomVersion,
+    (roomId) => projector.replayWaiting(roomId),
+    rolePowerLevels,
+    quarantines,
+  );
   const upgrades = new RoomUpgrades(
     db,
     homeserver,
@@ -162,19 +242,49 @@ export async function createServices(config: Config, logger: Logger, log: (messa
   );
   const repairPass = new RepairPass(db, (eventId) => projector.retryStored(eventId), log);
   projector.onRoomReplaced = (roomId, successor) =>
-    void upgrades.observeTombstone(roomId, successor).catch((err) => log(`rooms: tombstone of ${roomId} not recorded: ${(err as Error).message}`));
+    void upgrades
+      .observeTombstone(roomId, successor)
+      .catch((err) => log(`rooms: tombstone of ${roomId} not recorded: ${(err as Error).message}`));
   const submissions = new SubmissionStore(db);
   const perform = submissionPerformer(submissions, homeserver, provisioner);
   const worker = new QueueWorker(db, Object.fromEntries(visitorWrites.map((op) => [op.kind, perform])), {
     ...config.queue,
     provider: providerOf(config.database.url),
     log,
-    onOutcome: (outcome) => (outcome === "sent" ? metrics.submissionsSent : outcome === "retried" ? metrics.submissionsRetried : metrics.submissionsFailed).inc(),
+    onOutcome: (outcome) =>
+      (outcome === "sent"
+        ? metrics.submissionsSent
+        : outcome === "retried"
+          ? metrics.submissionsRetried
+          : metrics.submissionsFailed
+      ).inc(),
   });
-  projector.onProjected = (originServerTs) => metrics.projectionLag.observe(Math.max(0, (Date.now() - originServerTs) / 1000));
+  projector.onProjected = (originServerTs) =>
+    metrics.projectionLag.observe(Math.max(0, (Date.now() - originServerTs) / 1000));
   const comments = new Comments(db, names);
   const stickers = new StickerPacks(db, sites, homeserver, provisioner, (event) => projector.applyTransaction([event]));
-  const writes = new WritePipeline(db, sites, challenges, idempotency, () => worker.wake(), { db, homeserver, provisioner, stickers });
+  const moderation = new Moderation(db, homeserver, names, sites, {
+    queued: () => worker.wake(),
+    activityStored: () => signals.liveEventsStored(),
+    held: (tx, submission) =>
+      webhooks.commentHeld(tx, {
+        siteId: submission.siteId,
+        pageSlug: submission.pageSlug,
+        eventId: submission.id,
+        revision: "",
+      }),
+    changed: pageChanged,
+    log,
+  });
+  const writes = new WritePipeline(
+    db,
+    sites,
+    challenges,
+    idempotency,
+    () => worker.wake(),
+    { db, homeserver, provisioner, stickers },
+    moderation,
+  );
   const retirementPass = new RetirementPass(db, homeserver, log, (change) => signals.pageChanged(change));
   const governance = new Governance(db, sites, homeserver, rolePowerLevels, log);
   const bot = new Bot(db, homeserver, governance, {
@@ -187,7 +297,7 @@ export async function createServices(config: Config, logger: Logger, log: (messa
   metrics.sources.queue = () => health.queueFigures();
   metrics.sources.repairsPending = () => pendingRepairs(db);
   metrics.sources.isLeader = () => leader.isLeader;
-  return {
+  const built: Services = {
     config,
     db,
     names,
@@ -205,16 +315,32 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     pageEvents: new PageEvents(db, live, (siteId, pageSlug) => projector.ephemeral.typingSnapshot(siteId, pageSlug)),
     liveEventPoller,
     worker,
-    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log, (count) => metrics.projectionGapsFilled.inc(count)),
-    retirements: new Retirements(db, (siteId) => sites.isDeclared(siteId), (change) => {
-      signals.pageChanged(change);
-      retirementPass.kick();
-    }),
+    projectionGaps: new ProjectionGapCheck(db, homeserver, projector, log, (count) =>
+      metrics.projectionGapsFilled.inc(count),
+    ),
+    retirements: new Retirements(
+      db,
+      (siteId) => sites.isDeclared(siteId),
+      (change) => {
+        signals.pageChanged(change);
+        retirementPass.kick();
+      },
+    ),
     retirementPass,
     quarantines,
     upgrades,
     repairPass,
     repairs: new Repairs(db, () => repairPass.kick()),
+    imports: new ImportJobs(
+      db,
+      homeserver,
+      {
+        ensurePageRoom: (siteId, pageSlug) => provisioner.ensurePageRoom(siteId, pageSlug),
+        activeRoomId: (siteId, pageSlug) => new RoomStore(db).activeRoomId(siteId, pageSlug),
+      },
+      config.imports.concurrency,
+      log,
+    ),
     mediaUrls,
     mediaProxy: new MediaProxy(mediaUrls, {
       homeserverUrl: config.matrix.homeserverUrl,
@@ -225,6 +351,18 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     stickers,
     profiles: new VisitorProfiles(db, sites, names),
     governance,
+    feeds: new Feeds(db, sites),
+    webhooks,
+    webhookDeliverer,
+    moderation,
+    banExpiryPass: new BanExpiryPass(moderation),
+    dashboard: new Dashboard(db),
+    siteActivity: new SiteActivity(db, live),
+    dashboardSessions: new DashboardSessions(db, {
+      ttlSeconds: config.dashboard.sessionTtlSeconds,
+      operatorToken: config.security.operatorToken,
+      verifyOpenId: (serverName, accessToken) => openId.userOf(serverName, accessToken),
+    }),
     convergencePass: new ConvergencePass(rolePowerLevels, log),
     botInbox,
     signals,
@@ -232,10 +370,15 @@ export async function createServices(config: Config, logger: Logger, log: (messa
     metrics,
     logger,
     sharedRateLimits: config.rateLimit.enabled
-      ? await openSharedRateLimits({ redisUrl: config.rateLimit.redisUrl, databaseUrl: config.database.url, postgres: providerOf(config.database.url) === "postgres" })
+      ? await openSharedRateLimits({
+          redisUrl: config.rateLimit.redisUrl,
+          databaseUrl: config.database.url,
+          postgres: providerOf(config.database.url) === "postgres",
+        })
       : null,
     log,
   };
+  return built;
 }
 
 /** One instance per SQLite database; with PostgreSQL, every instance on it hears the signals. */

@@ -1,13 +1,7 @@
-// The visitor-write mutations, derived from the writes the features' route modules run
-// (src/writes/mutations.ts). graphql-schema.ts imports this module where they belong among the
-// mutations; they are listed in the schema's order (locations were added after the uploads).
+// The visitor-write mutations, derived from the writes the route table runs (each route entry
+// names its operation; src/writes/mutations.ts registers them). graphql-schema.ts imports this
+// module where they belong among the mutations; a new visitor write needs no entry here.
 import { registerVisitorWrites } from "../writes/mutations.ts";
-import { writesOf } from "./route-table.ts";
-import { commentRoutes } from "../features/comments/routes.ts";
-import { reactionRoutes } from "../features/comments/reaction-routes.ts";
-import { pollRoutes } from "../features/comments/poll-routes.ts";
-import { uploadRoutes } from "../features/media/upload-routes.ts";
-import { visitorRoutes } from "../features/visitors/routes.ts";
-import { locationRoutes } from "../features/comments/location-routes.ts";
+import { visitorWrites } from "./route-table.ts";
 
-registerVisitorWrites(writesOf([...commentRoutes, ...reactionRoutes, ...pollRoutes, ...uploadRoutes, ...visitorRoutes, ...locationRoutes]));
+registerVisitorWrites(visitorWrites);

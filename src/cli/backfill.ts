@@ -9,7 +9,9 @@ import { BACKFILL_EXIT, pageSizeOption, runBackfill } from "../features/backfill
 let config: Config;
 let options: { siteId: string | null; pageSize: number };
 try {
-  const { values } = parseArgs({ options: { config: { type: "string" }, site: { type: "string" }, "page-size": { type: "string" } } });
+  const { values } = parseArgs({
+    options: { config: { type: "string" }, site: { type: "string" }, "page-size": { type: "string" } },
+  });
   const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
   const pageSize = pageSizeOption(values["page-size"]);
   config = configPath ? loadConfigFile(configPath) : buildConfig(devConfigDocument());

@@ -24,7 +24,9 @@ const schemas = (source: string, tag: string) => {
   return { sqlite, postgres };
 };
 const to = schemas(readFileSync(SOURCE_SCHEMA, "utf8"), "to");
-const from = previous ? schemas(readFileSync(join(MIGRATIONS_DIR, previous.name, "schema.prisma"), "utf8"), "from") : null;
+const from = previous
+  ? schemas(readFileSync(join(MIGRATIONS_DIR, previous.name, "schema.prisma"), "utf8"), "from")
+  : null;
 
 const sqlite = diffSql(from?.sqlite ?? null, to.sqlite);
 const postgres = diffSql(from?.postgres ?? null, to.postgres);

@@ -29,8 +29,14 @@ try {
   process.exit(OPERATOR_EXIT.usage);
 }
 
-process.exitCode = await runOperator(args, config, buildRoutes(() => ({})), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  progress: process.stdout,
-}, url ?? serviceUrl(config));
+process.exitCode = await runOperator(
+  args,
+  config,
+  buildRoutes(() => ({})),
+  {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    progress: process.stdout,
+  },
+  url ?? serviceUrl(config),
+);

@@ -22,7 +22,7 @@ try {
 }
 
 await migrate(config.database.url);
-const db = await openDatabase(config.database.url);
+const db = await openDatabase(config.database.url, config.database);
 try {
   const started = Date.now();
   const summary = await rebuildReadModel(db, new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName));

@@ -13,7 +13,12 @@ import { startDemoServer } from "../widget/serve.ts";
 import { BACKFILL_EXIT, DEFAULT_PAGE_SIZE, runBackfill } from "../features/backfill/run.ts";
 
 const { values } = parseArgs({
-  options: { config: { type: "string" }, "no-worker": { type: "boolean" }, backfill: { type: "boolean" }, "backfill-site": { type: "string" } },
+  options: {
+    config: { type: "string" },
+    "no-worker": { type: "boolean" },
+    backfill: { type: "boolean" },
+    "backfill-site": { type: "string" },
+  },
 });
 const configPath = values.config ?? process.env.COMMENT_SERVICE_CONFIG;
 
@@ -32,24 +37,40 @@ const config: Config = orExit(() => (configPath ? loadConfigFile(configPath) : b
 const registration = orExit(() => writeRegistration(config));
 if (!configPath) {
   console.error("comment-service: starting the local Synapse (the first run provisions it, about a minute)");
-  startLocalHomeserver({ instance: "dev", port: 8008, serverName: config.matrix.serverName, registrationFile: registration });
+  startLocalHomeserver({
+    instance: "dev",
+    port: 8008,
+    serverName: config.matrix.serverName,
+    registrationFile: registration,
+  });
 }
 
 if (values.backfill || values["backfill-site"]) {
-  const code = await runBackfill(config, { siteId: values["backfill-site"] ?? null, pageSize: DEFAULT_PAGE_SIZE, out: process.stdout });
+  const code = await runBackfill(config, {
+    siteId: values["backfill-site"] ?? null,
+    pageSize: DEFAULT_PAGE_SIZE,
+    out: process.stdout,
+  });
   if (code !== BACKFILL_EXIT.ok) process.exit(code);
 }
 
 const service = await startService(config, { worker: !values["no-worker"] });
 // The demo page is served from the demo site's own origin, so it embeds the widget as any site would: cross-origin.
-const demoServer = configPath ? null : await startDemoServer({ apiUrl: service.url, site: DEMO_SITE, port: Number(new URL(DEMO_ORIGIN).port) });
+const demoServer = configPath
+  ? null
+  : await startDemoServer({ apiUrl: service.url, site: DEMO_SITE, port: Number(new URL(DEMO_ORIGIN).port) });
 const demo = demoServer ? ` — demo ${demoServer.url}/ (site "${DEMO_SITE}", origin ${DEMO_ORIGIN})` : "";
-console.log(`comment-service listening on ${service.url}${demo} (appservice registration: ${registration})`);
+console.log(
+  `comment-service listening on ${service.url}${demo} — dashboard ${service.url}/admin (appservice registration: ${registration})`,
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     void Promise.all([service.stop(), demoServer?.close()]).then(() => {
-      if (!configPath) console.error("comment-service: stopped; the local Synapse keeps running for a fast restart (stop it with: npm run homeserver -- stop)");
+      if (!configPath)
+        console.error(
+          "comment-service: stopped; the local Synapse keeps running for a fast restart (stop it with: npm run homeserver -- stop)",
+        );
       process.exit(0);
     });
   });

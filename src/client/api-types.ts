@@ -105,6 +105,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites/{site_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the site's page URL pattern (feeds and webhooks link comments to their pages with it).
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     page_url_pattern is an http(s) URL with {page_slug} in it; a comment's link is the page's URL plus #comment-<event id>. A pattern declared in [sites.<id>].page_url_pattern cannot be changed here (409 config-declared).
+         */
+        patch: operations["updateSiteSettings"];
+        trace?: never;
+    };
     "/api/v1/sites/{site_id}/verifications": {
         parameters: {
             query?: never;
@@ -193,12 +215,50 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * List a page's comments (chronological; order desc reverses).
+         * List a page's comments (chronological; order desc reverses; order top: most reactions first).
          * @description Public.
          *
          *     An unregistered site yields 404; a registered site without comments yields 200 with an empty page. With author_public_key and author_signature (over ["QUERY_COMMENTS", site_id, page_slug]) the read is personalized: reactions carry `mine` for that visitor; a proof that does not verify is 403 invalid-signature.
          */
         post: operations["listComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/page-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/page-counts#query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment counts of many pages in one read (an index page's badges).
+         * @description Public.
+         *
+         *     Per asked page, in the order asked: its standing comments (deleted ones leave the count) and the newest one's time; a page without comments, or unknown, counts 0 with last_comment_at null. At most 200 pages. Cached like the comment lists; any new, edited or deleted comment of the site drops it.
+         */
+        post: operations["pageCounts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -362,7 +422,7 @@ export interface paths {
          *
          *     Size caps per kind (configuration media.max_image_bytes, max_video_bytes, max_audio_bytes, max_file_bytes; defaults 10 MiB, 50 MiB, 20 MiB, 20 MiB): a larger body is 413 payload-too-large. voice=true declares an audio upload a voice message (sent with the MSC3245 voice fields); on another kind it is 400 validation-error.
          *
-         *     The Idempotency-Key fingerprint covers method, path, body hash, mime, filename and voice (not the proof parameters, which a retry signs afresh): a retry answers the first upload's result (Idempotent-Replayed: true) without uploading again. Rate limited by its own budget (rate_limit.media_upload, default 60 per client per hour), spent before the body is read. Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
+         *     The Idempotency-Key fingerprint covers method, path, body hash, mime, filename and voice (not the proof parameters, which a retry signs afresh): a retry answers the first upload's result (Idempotent-Replayed: true) without uploading again. Rate limited by its own budget (rate_limit.media_upload, default 60 per client per hour), spent before the body is read. Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked, the challenge only when the Idempotency-Key has not answered a request yet (a replay may repeat its spent challenge); at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -779,7 +839,7 @@ export interface paths {
          *
          *     mime must be an accepted image type (image/png, image/jpeg, image/gif, image/webp, image/avif, image/heic, image/heif, or an alias): anything else is 400 validation-error (field mime) before the body is read; bytes that are not what mime says are 400 media-type-mismatch. The body is capped by media.max_image_bytes (413 payload-too-large).
          *
-         *     The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked; at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
+         *     The Idempotency-Key fingerprint covers method, path, body hash, mime and filename: a retry answers the first avatar (Idempotent-Replayed: true) without uploading again, and sets it on the profile again (it may have been replaced or deleted since). Rate limited with comment writes (rate_limit.comment_write). Before the body is read, the site, the proof's formats and its challenge (issued, live, unspent, solved) are checked, the challenge only when the Idempotency-Key has not answered a request yet (a replay may repeat its spent challenge); at most 2 uploads (media and avatars) per client and 8 per instance are read at once: one more is 429 rate-limited with Retry-After: 10.
          */
         put: operations["uploadAvatar"];
         post?: never;
@@ -1069,6 +1129,198 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites/{site_id}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of a site's newest comments, over all its pages.
+         * @description Public.
+         *
+         *     Atom 1.0 (RFC 4287): the newest 50 standing comments, newest first (a deleted comment leaves the feed). Each entry: the comment's URN as id, its author's current name, published and updated times, the text (as type="text", escaped), and a link to the comment on its page (the site's page_url_pattern with #comment-<event id>) when the site has one.
+         *
+         *     Conditional: `ETag` (the document's digest) with `If-None-Match`, and `Last-Modified` (the newest comment written, edited or deleted in the feed's scope) with `If-Modified-Since` (used only without If-None-Match); a current copy is answered 304 without a body.
+         */
+        get: operations["siteFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/pages/{page_slug}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of a page's newest comments.
+         * @description Public.
+         *
+         *     Atom 1.0 (RFC 4287): the newest 50 standing comments, newest first (a deleted comment leaves the feed). Each entry: the comment's URN as id, its author's current name, published and updated times, the text (as type="text", escaped), and a link to the comment on its page (the site's page_url_pattern with #comment-<event id>) when the site has one.
+         *
+         *     Conditional: `ETag` (the document's digest) with `If-None-Match`, and `Last-Modified` (the newest comment written, edited or deleted in the feed's scope) with `If-Modified-Since` (used only without If-None-Match); a current copy is answered 304 without a body.
+         *
+         *     A page without comments has an empty feed.
+         */
+        get: operations["pageFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's webhook endpoints (those declared in [sites] too), oldest first.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is returned once.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Each event is POSTed as JSON {type, timestamp, data: {site_id, page_slug, comment_id, comment, link}} (comment as the read API shows it, link from the site's page_url_pattern), signed per Standard Webhooks: headers webhook-id (the same on every attempt of one event), webhook-timestamp (Unix seconds) and webhook-signature `v1,<base64 HMAC-SHA256 over id.timestamp.body>` keyed with the base64-decoded part of the whsec_ secret. Events: comment.created, comment.edited, comment.deleted, comment.held. Delivered at least once: a non-2xx answer, a timeout or no connection is retried with exponential backoff and jitter for 24 hours, then the endpoint is disabled (status, disabled_reason). The url must be http(s); an IP-literal host on a non-public address is 400 private-destination (unless webhooks.allow_private_destinations), and a host name that resolves to one fails its deliveries. At most 10 endpoints per site (409 too-many-webhooks).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint: its status and, when disabled, why.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint and its delivery log.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's url or events, or enable (retrying its failed deliveries) or disable it.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     An endpoint declared in [sites] can be enabled or disabled only (409 config-declared for url and events).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{webhook_id}/secret-rotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret for an endpoint, returned once; the old one is not used again.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         *
+         *     Deliveries not yet sent are signed with the new secret. Declared in [sites]: 409 config-declared.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's delivery log, newest first: each event's status, attempts, last answer and latency.
+         * @description Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dashboard/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to dashboards with a Matrix OpenID token; answers a session.
+         * @description Public.
+         *
+         *     The dashboard logs the user in to their homeserver, asks it for an OpenID token (`POST /_matrix/client/v3/user/{userId}/openid/request_token`) and sends it here; the service asks that homeserver (`GET /_matrix/federation/v1/openid/userinfo`) who it names. Only homeservers in dashboard.openid_homeservers are asked (default: the service's own). The session is a bearer token and an HttpOnly SameSite=Strict cookie (Secure over HTTPS); what it may read and do is the user's roles from power levels, checked on every call. 403 openid-token-invalid: the homeserver does not vouch for the token (forged, expired); 403 homeserver-not-allowed. 502 openid-homeserver-unreachable: the homeserver could not be asked, or answered nonsense. Spends the verificationConfirm budget (a request that makes the service ask another server).
+         */
+        post: operations["dashboardSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dashboard/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out: the presented session (bearer or cookie) is refused from now on.
+         * @description Public.
+         *
+         *     With the cookie, the request must carry the dashboard's own Origin (403 cross-origin-request otherwise). 403 not-signed-in: no session presented; 403 invalid-session: the session is unknown, expired or already signed out (the API never answers 401).
+         */
+        delete: operations["dashboardSignOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1093,6 +1345,64 @@ export interface components {
             page: number;
             per_page: number;
             total_pages: number;
+        };
+        /** @description Typed content, one variant by `type`. With the media proxy enabled (media.proxy_enabled), a media variant's `url` is a signed proxy URL of the original and its `thumbnail_url` one of a 320x240 scale thumbnail (for a png, jpeg, gif or webp image without its own thumbnail, a thumbnail of the image itself), as is a location's `thumbnail_url`; references to another server's media stay mxc://, and a reference that is not an mxc:// URL is null. With the proxy disabled they are the raw mxc:// URLs. */
+        MessageContent: {
+            /** @constant */
+            type: "text";
+            body: string;
+            /** @description The format of `formatted_body` ("org.matrix.custom.html"), or null. */
+            format: string | null;
+            formatted_body: string | null;
+        } | {
+            /** @constant */
+            type: "media";
+            /** @enum {unknown} */
+            kind: "image" | "video" | "audio" | "file" | "sticker";
+            /** @description A signed proxy URL of the original, or the mxc:// URL (see content). */
+            url: string | null;
+            filename: string | null;
+            mimetype: string | null;
+            size: number | null;
+            width: number | null;
+            height: number | null;
+            thumbnail_url: string | null;
+            alt_text: string | null;
+            voice: boolean;
+        } | {
+            /** @constant */
+            type: "location";
+            geo_uri: string | null;
+            description: string | null;
+            thumbnail_url: string | null;
+        } | {
+            /** @constant */
+            type: "poll";
+            question: string;
+            options: {
+                id: string;
+                text: string;
+            }[];
+            /** @description Per option, in the options' order: how many voters chose it (each voter's latest response). */
+            responses: {
+                option_index: number;
+                count: number;
+            }[];
+        } | {
+            /** @constant */
+            type: "redacted";
+        } | {
+            /** @constant */
+            type: "encrypted";
+            algorithm: string | null;
+            sender_key: string | null;
+        } | {
+            /** @constant */
+            type: "unknown";
+            /** @description The event's `body`, if it has one. */
+            fallback: string | null;
+            /** @description The event's content as sent (the service's proof block left out). */
+            raw: Record<string, never>;
         };
         Author: {
             /** @enum {unknown} */
@@ -1124,22 +1434,49 @@ export interface components {
             edited_at: string | null;
             reply_to: string | null;
             thread_root: string | null;
-            /** @description Typed content: text {body, format, formatted_body}, media, location, poll, redacted, encrypted or unknown. With the media proxy enabled (media.proxy_enabled), a media variant's `url` is a signed proxy URL of the original and its `thumbnail_url` one of a 320x240 scale thumbnail (for a png, jpeg, gif or webp image without its own thumbnail, a thumbnail of the image itself), as is a location's `thumbnail_url`; references to another server's media stay mxc://, and a reference that is not an mxc:// URL is null. With the proxy disabled they are the raw mxc:// URLs. */
-            content: {
-                /** @enum {unknown} */
-                type: "text" | "media" | "location" | "poll" | "redacted" | "encrypted" | "unknown";
-            };
+            content: components["schemas"]["MessageContent"];
             author: components["schemas"]["Author"];
             reactions: components["schemas"]["ReactionSummary"][];
+        };
+        /** @description A comment of the viewer's held for review (not in Matrix until approved), or rejected by a moderator (kept 7 days). */
+        PendingComment: {
+            /** @description The 202's submission_id. */
+            submission_id: string;
+            /** @enum {unknown} */
+            status: "held" | "rejected";
+            /** Format: date-time */
+            created_at: string;
+            reply_to: string | null;
+            thread_root: string | null;
+            content: components["schemas"]["MessageContent"];
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
             meta: components["schemas"]["PaginationMeta"];
+            /** @description An extension: the page's pinned comments (m.room.pinned_events), in pin order, on every page of the list; a widget shows them first. They are in `data` at their place too. */
+            pinned: components["schemas"]["Message"][];
+            /** @description An extension: the page is closed to new comments (writes answer 403 page-closed). */
+            closed: boolean;
+            /** @description An extension, filled on personalized reads only: the viewer's comments held for review or rejected, oldest first. */
+            pending: components["schemas"]["PendingComment"][];
         };
-        /** @description The data of every SSE message. message_created/message_updated: a full Message. ephemeral: {kind: "typing", users} (also sent first on every connect, as a snapshot), {kind: "receipt", event_id, receipt_type, user, ts} or {kind: "presence", user, presence, last_active_ago, currently_active}; a user is {type: "visitor", public_key, display_name} or {type: "matrix", mxid, display_name}. */
+        PageCount: {
+            page_slug: string;
+            /** @description Standing comments: deleted ones leave the count. */
+            comment_count: number;
+            /**
+             * Format: date-time
+             * @description The newest one's time; null: none.
+             */
+            last_comment_at: string | null;
+        };
+        PageCounts: {
+            data: components["schemas"]["PageCount"][];
+        };
+        /** @description The data of every SSE message. message_created/message_updated: a full Message. ephemeral: {kind: "typing", users} (also sent first on every connect, as a snapshot), {kind: "receipt", event_id, receipt_type, user, ts} or {kind: "presence", user, presence, last_active_ago, currently_active}; a user is {type: "visitor", public_key, display_name} or {type: "matrix", mxid, display_name}. pins_changed (an extension): {pinned: [event ids]}, the pinned comments of the page after a change of its m.room.pinned_events. */
         LiveEvent: {
             /** @enum {unknown} */
-            type: "message_created" | "message_updated" | "message_deleted" | "message_annotations_changed" | "ephemeral";
+            type: "message_created" | "message_updated" | "message_deleted" | "message_annotations_changed" | "pins_changed" | "ephemeral";
             /** @description A full Message for message_created and message_updated. */
             payload: Record<string, never>;
         };
@@ -1195,6 +1532,11 @@ export interface components {
             site_id: string;
             /** @description The HMAC key (random 32 bytes, base64url); shown once. */
             secret: string;
+        };
+        SiteSettings: {
+            site_id: string;
+            /** @description Where the site's pages live, with {page_slug} in it; feeds and webhooks link comments there. */
+            page_url_pattern: string | null;
         };
         VerificationStart: {
             /** @description The origin, normalized: scheme://host[:port], lowercase, default port dropped. */
@@ -1404,6 +1746,30 @@ export interface components {
             data: components["schemas"]["ProjectionRepair"][];
             meta: components["schemas"]["PaginationMeta"];
         };
+        /** @description An import the operator started (docs/import-export.md). Poll it until status is no longer running: the report has the counts an `npm run import --json` prints. */
+        ImportJob: {
+            id: string;
+            site_id: string;
+            /** @enum {unknown} */
+            source: "disqus" | "wordpress" | "remark42" | "commento" | "jsonl";
+            dry_run: boolean;
+            /** @enum {unknown} */
+            status: "running" | "succeeded" | "partial" | "failed" | "interrupted";
+            /** @description pages_planned, comments_planned, pages_done, comments_done (0 until the file is read). */
+            progress: {
+                [key: string]: number;
+            };
+            /** @description Once done: pages, comments (sent), already_present, authors, threads, skipped {deleted, spam, pending, pingback, unsupported, before_since, empty}, orphans, orphan_ids, errors, error_list. */
+            report: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why a failed job failed (a malformed file names its line; nothing was sent). */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description A retirement target and its state: retiring from the request until the background pass has cleared it (then 404). */
         RetirementState: {
             /** @enum {unknown} */
@@ -1512,6 +1878,91 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             };
+        };
+        WebhookEndpoint: {
+            id: string;
+            site_id: string;
+            url: string;
+            /** @description The event types sent; empty or absent: every type. */
+            events: ("comment.created" | "comment.edited" | "comment.deleted" | "comment.held")[];
+            /**
+             * @description config: declared in [sites.<id>.webhooks.<name>] (read-only here).
+             * @enum {unknown}
+             */
+            source: "api" | "config";
+            /** @enum {unknown} */
+            status: "active" | "disabled";
+            /** @description Why it is disabled: its owner's choice, or the delivery that failed for 24 hours and its last error. */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookEndpointWithSecret: {
+            id: string;
+            site_id: string;
+            url: string;
+            /** @description The event types sent; empty or absent: every type. */
+            events: ("comment.created" | "comment.edited" | "comment.deleted" | "comment.held")[];
+            /**
+             * @description config: declared in [sites.<id>.webhooks.<name>] (read-only here).
+             * @enum {unknown}
+             */
+            source: "api" | "config";
+            /** @enum {unknown} */
+            status: "active" | "disabled";
+            /** @description Why it is disabled: its owner's choice, or the delivery that failed for 24 hours and its last error. */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The signing secret (Standard Webhooks: whsec_ + base64 of the key); shown once, at creation and at rotation. */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookDelivery: {
+            id: number;
+            /** @description The webhook-id header, the same on every attempt. */
+            message_id: string;
+            /** @enum {unknown} */
+            event_type: "comment.created" | "comment.edited" | "comment.deleted" | "comment.held";
+            comment_id: string;
+            page_slug: string;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description The receiver's HTTP status at the last attempt; null: no answer. */
+            last_status: number | null;
+            /** @description Why the last attempt failed (the start of the receiver's answer, a timeout, a refused address). */
+            last_error: string | null;
+            last_latency_ms: number | null;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next.
+             */
+            next_attempt_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        DashboardSession: {
+            /** @description Send it as `Authorization: Bearer <session_token>` (the response also sets it as an HttpOnly cookie). */
+            session_token: string;
+            /** @description The Matrix user the homeserver vouched for. */
+            user_id: string;
+            /**
+             * Format: date-time
+             * @description The session ends then (dashboard.session_ttl_seconds).
+             */
+            expires_at: string;
         };
     };
     responses: never;
@@ -1864,6 +2315,119 @@ export interface operations {
             };
         };
     };
+    updateSiteSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An http(s) URL with {page_slug} in it, e.g. https://blog.example/posts/{page_slug}; null removes it. Declared in [sites], it cannot be changed here (409 config-declared). */
+                    page_url_pattern: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteSettings"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: config-declared. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone: site-retired. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     startVerification: {
         parameters: {
             query?: never;
@@ -2109,6 +2673,10 @@ export interface operations {
                         /** @description true sends an audio upload as a voice message (MSC3245), as voice=true on the upload does. */
                         voice?: boolean;
                     } | null;
+                    /** @description With formatted_body, and only then: "org.matrix.custom.html". */
+                    format?: string | null;
+                    /** @description The text as HTML of the Matrix specification's subset (e.g. Markdown converted by the client), sent as the event's formatted_body beside `content` as its body. Not signed (the signature covers `content`); readers sanitize it. Text comments only; with format; the whole event within the homeserver's 64 KiB. */
+                    formatted_body?: string | null;
                     /** @description Written to the visitor's Matrix profile; not signed (1-50 grapheme clusters and at most 256 code points, the homeserver's limit). */
                     display_name?: string | null;
                     /** @description A Matrix event id, or null. */
@@ -2145,7 +2713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2370,6 +2938,10 @@ export interface operations {
                     comment_id: string;
                     /** @description The new text (1-10000 grapheme clusters). */
                     content: string;
+                    /** @description With formatted_body, and only then: "org.matrix.custom.html". */
+                    format?: string | null;
+                    /** @description The text as HTML of the Matrix specification's subset (e.g. Markdown converted by the client), sent as the event's formatted_body beside `content` as its body. Not signed (the signature covers `content`); readers sanitize it. Text comments only; with format; the whole event within the homeserver's 64 KiB. */
+                    formatted_body?: string | null;
                     /** @description base64url Ed25519 public key (32 bytes), unpadded. */
                     author_public_key: string;
                     /** @description base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array. */
@@ -2400,7 +2972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,10 +3071,11 @@ export interface operations {
                     /** @default 20 */
                     per_page?: number;
                     /**
+                     * @description asc: oldest first; desc: newest first (the specification's). top (an extension): the most reactions first (the sum of the reaction counts), ties oldest first; its pages are read from the read model's index on that count, so a reaction arriving between two page reads can move a comment across their boundary.
                      * @default asc
                      * @enum {unknown}
                      */
-                    order?: "asc" | "desc";
+                    order?: "asc" | "desc" | "top";
                     /** @description base64url Ed25519 public key (32 bytes), unpadded. */
                     author_public_key?: string;
                     /** @description Personalization: signature over ["QUERY_COMMENTS", site_id, page_slug]. */
@@ -2533,6 +3106,94 @@ export interface operations {
             };
             /** @description Not authorized: invalid-signature. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pageCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Page slugs (at most 200); answered in this order, repeats included. */
+                    pages: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The counts, in the order asked. */
+            200: {
+                headers: {
+                    /** @description application/json */
+                    "Accept-Query"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageCounts"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2639,7 +3300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2737,6 +3398,10 @@ export interface operations {
                 "application/json": {
                     /** @description The new text (1-10000 grapheme clusters). */
                     content: string;
+                    /** @description With formatted_body, and only then: "org.matrix.custom.html". */
+                    format?: string | null;
+                    /** @description The text as HTML of the Matrix specification's subset (e.g. Markdown converted by the client), sent as the event's formatted_body beside `content` as its body. Not signed (the signature covers `content`); readers sanitize it. Text comments only; with format; the whole event within the homeserver's 64 KiB. */
+                    formatted_body?: string | null;
                     /** @description base64url Ed25519 public key (32 bytes), unpadded. */
                     author_public_key: string;
                     /** @description base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array. */
@@ -2767,7 +3432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2888,7 +3553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3009,7 +3674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +3922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3391,7 +4056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3522,7 +4187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5551,7 +6216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5675,7 +6340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6949,6 +7614,983 @@ export interface operations {
             };
             /** @description Not found: site-not-found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    siteFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    /** @description The document's digest (strong). */
+                    ETag?: string;
+                    /** @description The newest comment write, edit or deletion in the feed's scope (absent: no comment yet). */
+                    "Last-Modified"?: string;
+                    /** @description `public, max-age=60` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": unknown;
+                };
+            };
+            /** @description The client's copy (If-None-Match / If-Modified-Since) is current; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pageFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description Page slug: lowercase [a-z0-9-], 1-64 characters. */
+                page_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    /** @description The document's digest (strong). */
+                    ETag?: string;
+                    /** @description The newest comment write, edit or deletion in the feed's scope (absent: no comment yet). */
+                    "Last-Modified"?: string;
+                    /** @description `public, max-age=60` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": unknown;
+                };
+            };
+            /** @description The client's copy (If-None-Match / If-Modified-Since) is current; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are POSTed: http(s), no credentials. */
+                    url: string;
+                    /** @description The event types sent; empty or absent: every type. */
+                    events?: ("comment.created" | "comment.edited" | "comment.deleted" | "comment.held")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Invalid request: validation-error, private-destination. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: too-many-webhooks. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone: site-retired. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: webhook-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: webhook-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: config-declared. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    /** @description The event types sent; empty or absent: every type. */
+                    events?: ("comment.created" | "comment.edited" | "comment.deleted" | "comment.held")[];
+                    /** @description true enables a disabled endpoint (its failed deliveries are tried again); false disables it. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid request: validation-error, private-destination. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: webhook-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: config-declared. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: webhook-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: config-declared. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Integer: list deliveries older than this id. */
+                before?: string;
+                /** @description Integer 1-100 (default 50). */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Site id: lowercase [a-z0-9-], 1-64 characters. */
+                site_id: string;
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: invalid-claim-token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found: webhook-not-found, site-not-found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    dashboardSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The homeserver that issued the token (the OpenID token response's matrix_server_name). */
+                    matrix_server_name: string;
+                    /** @description The OpenID token (the response's access_token), not the Matrix access token. */
+                    access_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in: the session (also set as the dashboard_session cookie). */
+            201: {
+                headers: {
+                    /** @description dashboard_session=<token>; Path=/; Max-Age=<ttl>; HttpOnly; SameSite=Strict[; Secure] */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardSession"];
+                };
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: openid-token-invalid, homeserver-not-allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content too large: payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type: unsupported-media-type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: rate-limited. */
+            429: {
+                headers: {
+                    /** @description The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error: internal-error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad gateway: openid-homeserver-unreachable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    dashboardSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: validation-error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: not-signed-in, invalid-session, cross-origin-request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

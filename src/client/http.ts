@@ -45,7 +45,8 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-export const backoffMs = (base: number, attempt: number) => Math.min(30_000, base * 2 ** attempt) * (0.75 + Math.random() / 2);
+export const backoffMs = (base: number, attempt: number) =>
+  Math.min(30_000, base * 2 ** attempt) * (0.75 + Math.random() / 2);
 
 /** Retry-After in ms (delta-seconds or an HTTP date), or null. */
 export function retryAfterMs(header: string | null): number | null {
@@ -86,7 +87,10 @@ export class Http {
         continue;
       }
       if (res.ok) return res;
-      const wait = res.status === 429 || res.status === 503 ? (retryAfterMs(res.headers.get("retry-after")) ?? backoffMs(this.retry.baseDelayMs, attempt)) : null;
+      const wait =
+        res.status === 429 || res.status === 503
+          ? (retryAfterMs(res.headers.get("retry-after")) ?? backoffMs(this.retry.baseDelayMs, attempt))
+          : null;
       if (wait !== null && wait <= this.retry.maxRetryAfterMs && attempt < this.retry.attempts) {
         await res.body?.cancel();
         await sleep(wait, request.signal);

@@ -2,7 +2,7 @@
 // stored, exported and imported), kept across reloads by a KeyStore.
 import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
 import { fromBase64Url, toBase64Url } from "./base64url.ts";
-import { canonicalBytes } from "./signing.ts";
+import { canonicalBytes } from "../contract/signatures.ts";
 
 /** Where seeds are kept, one per site. */
 export interface KeyStore {
@@ -58,7 +58,8 @@ export function memoryKeyStore(): KeyStore {
 
 /** Browsers: seeds in IndexedDB (database `matrix-comments`, store `keys`, keyed by site). */
 export function indexedDbKeyStore(name = "matrix-comments"): KeyStore {
-  const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+  const request = <T>(r: IDBRequest<T>) =>
+    new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
   const open = () => {
     const r = indexedDB.open(name, 1);
     r.onupgradeneeded = () => r.result.createObjectStore("keys");

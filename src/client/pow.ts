@@ -10,12 +10,14 @@
  */
 export function solvePowSync(challenge: string, difficulty: number): string {
   const K = new Uint32Array([
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
   ]);
   const W = new Uint32Array(64);
   const H = new Uint32Array(8);
@@ -41,7 +43,14 @@ export function solvePowSync(challenge: string, difficulty: number): string {
           W[t] = W[t - 16]! + s0 + W[t - 7]! + s1;
         }
       }
-      let a = H[0]!, b = H[1]!, c = H[2]!, d = H[3]!, e = H[4]!, f = H[5]!, g = H[6]!, h = H[7]!;
+      let a = H[0]!,
+        b = H[1]!,
+        c = H[2]!,
+        d = H[3]!,
+        e = H[4]!,
+        f = H[5]!,
+        g = H[6]!,
+        h = H[7]!;
       for (let t = 0; t < 64; t++) {
         const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
         const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[t]! + W[t]!) | 0;
@@ -80,12 +89,22 @@ const abortError = () => new DOMException("The proof of work was cancelled.", "A
 export function solvePow(challenge: string, difficulty: number, signal?: AbortSignal): Promise<string> {
   if (signal?.aborted) return Promise.reject(abortError());
   const solver = `const solve = ${solvePowSync.toString()};`;
-  const isNode = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
-  return isNode ? solveInNodeWorker(solver, challenge, difficulty, signal) : solveInWebWorker(solver, challenge, difficulty, signal);
+  const isNode =
+    typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
+  return isNode
+    ? solveInNodeWorker(solver, challenge, difficulty, signal)
+    : solveInWebWorker(solver, challenge, difficulty, signal);
 }
 
-function solveInWebWorker(solver: string, challenge: string, difficulty: number, signal?: AbortSignal): Promise<string> {
-  const url = URL.createObjectURL(new Blob([`${solver} onmessage = (e) => postMessage(solve(e.data[0], e.data[1]));`], { type: "text/javascript" }));
+function solveInWebWorker(
+  solver: string,
+  challenge: string,
+  difficulty: number,
+  signal?: AbortSignal,
+): Promise<string> {
+  const url = URL.createObjectURL(
+    new Blob([`${solver} onmessage = (e) => postMessage(solve(e.data[0], e.data[1]));`], { type: "text/javascript" }),
+  );
   const worker = new Worker(url);
   URL.revokeObjectURL(url);
   return settle(worker, signal, (resolve, reject) => {
@@ -95,7 +114,12 @@ function solveInWebWorker(solver: string, challenge: string, difficulty: number,
   });
 }
 
-async function solveInNodeWorker(solver: string, challenge: string, difficulty: number, signal?: AbortSignal): Promise<string> {
+async function solveInNodeWorker(
+  solver: string,
+  challenge: string,
+  difficulty: number,
+  signal?: AbortSignal,
+): Promise<string> {
   const { Worker: NodeWorker } = await import("node:worker_threads");
   const source = `${solver} const { parentPort, workerData } = require("node:worker_threads"); parentPort.postMessage(solve(workerData[0], workerData[1]));`;
   const worker = new NodeWorker(source, { eval: true, workerData: [challenge, difficulty] });

@@ -1,16 +1,22 @@
 // The SDK's wire types: taken from the generated OpenAPI types (api-types.ts), narrowed where
-// the document leaves a field open (content variants, live payloads) as the contract fixes it.
+// the document leaves a field open (live payloads) as the contract fixes it.
 import type { components, operations } from "./api-types.ts";
 
 type Schemas = components["schemas"];
-type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type JsonBody<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
 
-export type Message = Omit<Schemas["Message"], "content"> & { content: Content };
-export type MessagePage = Omit<Schemas["MessagePage"], "data"> & { data: Message[] };
+export type Message = Schemas["Message"];
+export type MessagePage = Schemas["MessagePage"];
+export type PendingComment = Schemas["PendingComment"];
 export type Author = Schemas["Author"];
 export type ReactionSummary = Schemas["ReactionSummary"];
 export type RoomInfo = Schemas["RoomInfo"];
 export type PageRoles = Schemas["PageRoles"];
+export type PageCount = Schemas["PageCount"];
 export type SiteRoles = Schemas["SiteRoles"];
 export type PageModerators = Schemas["PageModerators"];
 export type StickerPack = Schemas["StickerPack"];
@@ -27,41 +33,35 @@ export type CreatePollBody = JsonBody<"createPoll">;
 export type PostLocationBody = JsonBody<"postLocation">;
 export type EditCommentBody = JsonBody<"editComment">;
 
-export type TextContent = { type: "text"; body: string; format: string | null; formatted_body: string | null };
-export type MediaContent = {
-  type: "media";
-  kind: "image" | "video" | "audio" | "file" | "sticker";
-  url: string | null;
-  filename: string | null;
-  mimetype: string | null;
-  size: number | null;
-  width: number | null;
-  height: number | null;
-  thumbnail_url: string | null;
-  alt_text: string | null;
-  voice: boolean;
-  body?: string;
-};
-export type LocationContent = { type: "location"; geo_uri: string; description: string | null; thumbnail_url: string | null };
-export type PollContent = { type: "poll"; question: string; options: { id: string; text: string }[]; responses: { option_index: number; count: number }[] };
-export type Content =
-  | TextContent
-  | MediaContent
-  | LocationContent
-  | PollContent
-  | { type: "redacted" }
-  | { type: "encrypted"; algorithm: string; sender_key: string }
-  | { type: "unknown"; fallback: string | null; raw: Record<string, unknown> };
+/** A Message's content, one variant by `type` (src/contract/message-content.ts, through the document). */
+export type Content = Schemas["MessageContent"];
+export type TextContent = Extract<Content, { type: "text" }>;
+export type MediaContent = Extract<Content, { type: "media" }>;
+export type LocationContent = Extract<Content, { type: "location" }>;
+export type PollContent = Extract<Content, { type: "poll" }>;
 
 /** How a user appears in ephemeral payloads (like a Message author). */
-export type UserRef = { type: "visitor"; public_key: string | null; display_name: string | null } | { type: "matrix"; mxid: string; display_name: string | null };
+export type UserRef =
+  | { type: "visitor"; public_key: string | null; display_name: string | null }
+  | { type: "matrix"; mxid: string; display_name: string | null };
 
 /** A live event (contract: "SSE"), by type. */
 export type LiveEvent =
   | { type: "message_created" | "message_updated"; payload: Message }
   | { type: "message_deleted"; payload: { event_id: string; submission_id?: string } }
-  | { type: "message_annotations_changed"; payload: { event_id: string; reactions: ReactionSummary[]; poll_responses?: PollContent["responses"] } }
-  | { type: "ephemeral"; payload: { kind: "typing"; users: UserRef[] } | { kind: "receipt" | "presence"; [field: string]: unknown } };
+  | {
+      type: "message_annotations_changed";
+      payload: { event_id: string; reactions: ReactionSummary[]; poll_responses?: PollContent["responses"] };
+    }
+  | {
+      /** An extension: the page's pinned comments after a change (docs/dashboard.md). */
+      type: "pins_changed";
+      payload: { pinned: string[] };
+    }
+  | {
+      type: "ephemeral";
+      payload: { kind: "typing"; users: UserRef[] } | { kind: "receipt" | "presence"; [field: string]: unknown };
+    };
 
 // The live event types are the document's: one added or renamed there fails the type check here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

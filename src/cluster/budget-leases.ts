@@ -32,7 +32,8 @@ export const leaseSize = (points: number): number => Math.max(1, Math.floor(poin
  * excess stays counted: a later lease sees the counter already past the budget and gets none,
  * and giving it back could land after the window's end and open the next window below zero.
  */
-export const grantedPoints = (asked: number, consumed: number, points: number): number => Math.min(asked, Math.max(0, points - (consumed - asked)));
+export const grantedPoints = (asked: number, consumed: number, points: number): number =>
+  Math.min(asked, Math.max(0, points - (consumed - asked)));
 
 interface KeyLease {
   /** Points leased and not yet spent. */

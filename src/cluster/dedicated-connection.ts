@@ -43,7 +43,8 @@ export class DedicatedConnection {
       this.client = client;
       await this.handlers.connected(client);
     } catch (err) {
-      if (!this.closed) this.handlers.log(`${this.what}: ${connected ? "set-up" : "connect"} failed: ${(err as Error).message}`);
+      if (!this.closed)
+        this.handlers.log(`${this.what}: ${connected ? "set-up" : "connect"} failed: ${(err as Error).message}`);
       this.drop(client, null);
     }
   }

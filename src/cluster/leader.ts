@@ -35,7 +35,12 @@ export class Leadership {
   ) {
     this.connection =
       providerOf(databaseUrl) === "postgres"
-        ? new DedicatedConnection(databaseUrl, "leader election", { connected: (client) => this.tryLead(client), lost: () => this.follow(), log }, retryMs)
+        ? new DedicatedConnection(
+            databaseUrl,
+            "leader election",
+            { connected: (client) => this.tryLead(client), lost: () => this.follow(), log },
+            retryMs,
+          )
         : null;
   }
 
@@ -89,7 +94,9 @@ export class Leadership {
 
   private async tryLead(client: pg.Client): Promise<void> {
     if (this.leading || this.stopped) return;
-    const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [LEADER_LOCK_KEY.toString()]);
+    const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+      LEADER_LOCK_KEY.toString(),
+    ]);
     if (result.rows[0]?.locked && this.connection?.current === client) this.lead();
   }
 
@@ -107,6 +114,8 @@ export class Leadership {
   }
 
   private transition(step: () => Promise<void> | void): void {
-    this.transitions = this.transitions.then(step).catch((err) => this.log(`background pass: ${(err as Error).message}`));
+    this.transitions = this.transitions
+      .then(step)
+      .catch((err) => this.log(`background pass: ${(err as Error).message}`));
   }
 }

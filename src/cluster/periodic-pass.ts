@@ -30,7 +30,7 @@ export class PeriodicPass {
   /** Runs soon, e.g. right after a request; a no-op where the pass is not started. */
   kick(): void {
     if (!this.timer) return;
-    if (this.running) {
+    if (this.running !== null) {
       this.again = true;
       return;
     }

@@ -35,17 +35,22 @@ export class PostgresSignals implements ClusterSignals {
     private readonly knownSites: () => Promise<string[]>,
     retryMs: number,
   ) {
-    this.connection = new DedicatedConnection(url, "cluster signals", {
-      connected: async (client) => {
-        client.on("notification", (n) => n.channel === SIGNAL_CHANNEL && n.payload && this.receive(n.payload));
-        await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
-        if (this.everConnected) void this.catchUp();
-        this.everConnected = true;
-        this.flush();
+    this.connection = new DedicatedConnection(
+      url,
+      "cluster signals",
+      {
+        connected: async (client) => {
+          client.on("notification", (n) => n.channel === SIGNAL_CHANNEL && n.payload && this.receive(n.payload));
+          await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
+          if (this.everConnected) void this.catchUp();
+          this.everConnected = true;
+          this.flush();
+        },
+        lost: () => {},
+        log,
       },
-      lost: () => {},
-      log,
-    }, retryMs);
+      retryMs,
+    );
   }
 
   /** Opens the connection (in the background after a failure). */
@@ -79,7 +84,8 @@ export class PostgresSignals implements ClusterSignals {
   private send(wire: Wire): void {
     let payload = JSON.stringify(wire);
     // Slugs are short in practice; an oversized one widens to the whole site.
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && "s" in wire) payload = JSON.stringify({ o: this.origin, s: wire.s.slice(0, 512), p: null });
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && "s" in wire)
+      payload = JSON.stringify({ o: this.origin, s: wire.s.slice(0, 512), p: null });
     if (this.outbox.size === 0) queueMicrotask(() => this.flush());
     this.outbox.add(payload);
   }
@@ -91,20 +97,18 @@ export class PostgresSignals implements ClusterSignals {
     const payloads = [...this.outbox];
     this.outbox.clear();
     this.sending = true;
-    client
-      .query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [SIGNAL_CHANNEL, payloads])
-      .then(
-        () => {
-          this.sending = false;
-          this.flush();
-        },
-        (err: Error) => {
-          // The connection is being replaced: the signals go out once it is back.
-          this.log(`cluster signals: notify failed: ${err.message}`);
-          for (const payload of payloads) this.outbox.add(payload);
-          this.sending = false;
-        },
-      );
+    client.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [SIGNAL_CHANNEL, payloads]).then(
+      () => {
+        this.sending = false;
+        this.flush();
+      },
+      (err: Error) => {
+        // The connection is being replaced: the signals go out once it is back.
+        this.log(`cluster signals: notify failed: ${err.message}`);
+        for (const payload of payloads) this.outbox.add(payload);
+        this.sending = false;
+      },
+    );
   }
 
   private receive(payload: string): void {

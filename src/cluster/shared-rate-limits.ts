@@ -29,12 +29,22 @@ export class RedisRateLimitStore implements SharedRateLimitStore {
 
   static async open(redisUrl: string): Promise<RedisRateLimitStore> {
     const store = new RedisRateLimitStore(redisUrl);
-    if (store.client.status !== "ready") await new Promise<void>((resolve) => store.client.once("ready", () => resolve()));
+    if (store.client.status !== "ready")
+      await new Promise<void>((resolve) => store.client.once("ready", () => resolve()));
     return store;
   }
 
   limiter(budget: SharedBudget): Limiter {
-    return leasedLimiter(new RateLimiterRedis({ storeClient: this.client, keyPrefix: `comments-rl:${budget.name}`, points: budget.points, duration: budget.windowSeconds, rejectIfRedisNotReady: true }), budget);
+    return leasedLimiter(
+      new RateLimiterRedis({
+        storeClient: this.client,
+        keyPrefix: `comments-rl:${budget.name}`,
+        points: budget.points,
+        duration: budget.windowSeconds,
+        rejectIfRedisNotReady: true,
+      }),
+      budget,
+    );
   }
 
   async close(): Promise<void> {
@@ -61,7 +71,9 @@ export class PostgresRateLimitStore implements SharedRateLimitStore {
     // row): one of them wins, the others find the table on their retry.
     for (let attempt = 0; ; attempt++) {
       try {
-        await store.pool.query(`CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`);
+        await store.pool.query(
+          `CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
+        );
         break;
       } catch (err) {
         if (attempt >= 3) throw err;
@@ -94,7 +106,11 @@ export class PostgresRateLimitStore implements SharedRateLimitStore {
  * The store the budgets share: Redis when rate_limit.redis_url is set, else the PostgreSQL
  * database; null (each instance counts alone, in memory) on SQLite without Redis.
  */
-export async function openSharedRateLimits(options: { redisUrl: string | null; databaseUrl: string; postgres: boolean }): Promise<SharedRateLimitStore | null> {
+export async function openSharedRateLimits(options: {
+  redisUrl: string | null;
+  databaseUrl: string;
+  postgres: boolean;
+}): Promise<SharedRateLimitStore | null> {
   if (options.redisUrl) return RedisRateLimitStore.open(options.redisUrl);
   if (options.postgres) return PostgresRateLimitStore.open(options.databaseUrl);
   return null;

@@ -2,16 +2,47 @@
 import { readFileSync } from "node:fs";
 import { Resolver } from "node:dns";
 import { parse as parseToml } from "smol-toml";
-import { CONFIG_KEYS, SITE_KEYS, type ConfigValues, type KeySpec } from "./keys.ts";
+import { CONFIG_KEYS, SITE_KEYS, SITE_WEBHOOK_KEYS, type ConfigValues, type KeySpec } from "./keys.ts";
 import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { isValidSiteId } from "../core/identifiers.ts";
+import { HOLD_WORDS_LIMITS } from "./limits.ts";
 
 export interface SiteDeclaration {
   siteId: string;
   origins: string[];
   secret: string | null;
+  /** [sites.<id>].page_url_pattern; null: not declared (the owner may set one). */
+  pageUrlPattern: string | null;
+  webhooks: WebhookDeclaration[];
+  /** Holding comments for review (the moderation feature's default for the site), when configured. */
+  moderation?: "off" | "all" | "first-post" | "links";
+  moderationWords?: string[];
 }
+
+/** A webhook endpoint declared in [sites.<id>.webhooks.<name>]. */
+export interface WebhookDeclaration {
+  name: string;
+  url: string;
+  secret: string;
+  events: string[];
+}
+
+/** Whether `pattern` is an http(s) URL with {page_slug} in it (a site's page URL pattern). */
+export const isPageUrlPattern = (pattern: string): boolean =>
+  /^https?:\/\/[^/\s]+/.test(pattern) &&
+  pattern.includes("{page_slug}") &&
+  URL.canParse(pattern.replaceAll("{page_slug}", "x"));
+
+/** A Standard Webhooks signing secret: whsec_ and the base64 of 24-64 bytes. */
+export const isWebhookSecret = (secret: string): boolean => {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  const size = match ? Buffer.from(match[1]!, "base64").length : 0;
+  return size >= 24 && size <= 64;
+};
+
+/** Event types a webhook can be sent (src/features/webhooks/events.ts documents each). */
+export const WEBHOOK_EVENT_TYPES = ["comment.created", "comment.edited", "comment.deleted", "comment.held"] as const;
 
 /** The configuration: every key of CONFIG_KEYS (its type derived from the table) plus the declared sites. */
 export type Config = ConfigValues & { sites: SiteDeclaration[] };
@@ -34,7 +65,8 @@ function checkValue(key: string, spec: KeySpec, value: unknown): unknown {
   switch (spec.type) {
     case "string":
       if (typeof value !== "string") fail(`expected a string, got ${JSON.stringify(value)}`);
-      if (spec.values && !spec.values.includes(value as string)) fail(`expected one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
+      if (spec.values && !spec.values.includes(value as string))
+        fail(`expected one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
       return value;
     case "boolean":
       if (typeof value !== "boolean") fail(`expected true or false, got ${JSON.stringify(value)}`);
@@ -59,12 +91,15 @@ function flatten(doc: Record<string, unknown>): { flat: Flat; sites: Record<stri
   let sites: Record<string, unknown> = {};
   for (const [section, body] of Object.entries(doc)) {
     if (section === "sites") {
-      if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ConfigError('configuration key "sites": expected a table of [sites.<site_id>] tables');
+      if (typeof body !== "object" || body === null || Array.isArray(body))
+        throw new ConfigError('configuration key "sites": expected a table of [sites.<site_id>] tables');
       sites = body as Record<string, unknown>;
       continue;
     }
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new ConfigError(`configuration key "${section}": unknown key (top-level keys must be sections such as [server])`);
+      throw new ConfigError(
+        `configuration key "${section}": unknown key (top-level keys must be sections such as [server])`,
+      );
     }
     for (const [name, value] of Object.entries(body)) flat[`${section}.${name}`] = value;
   }
@@ -74,21 +109,83 @@ function flatten(doc: Record<string, unknown>): { flat: Flat; sites: Record<stri
 function readSites(raw: Record<string, unknown>): SiteDeclaration[] {
   return Object.entries(raw).map(([siteId, body]) => {
     const where = `sites.${siteId}`;
-    if (!isValidSiteId(siteId)) throw new ConfigError(`configuration key "${where}": site id must be 1-64 characters of [a-z0-9-]`);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ConfigError(`configuration key "${where}": expected a table`);
+    if (!isValidSiteId(siteId))
+      throw new ConfigError(`configuration key "${where}": site id must be 1-64 characters of [a-z0-9-]`);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ConfigError(`configuration key "${where}": expected a table`);
     const values: Record<string, unknown> = {};
+    let webhooks: WebhookDeclaration[] = [];
     for (const [name, value] of Object.entries(body)) {
+      if (name === "webhooks") {
+        webhooks = readWebhooks(`${where}.webhooks`, value);
+        continue;
+      }
       const spec = (SITE_KEYS as Record<string, KeySpec>)[name];
       if (!spec) throw new ConfigError(`configuration key "${where}.${name}": unknown key`);
       values[name] = checkValue(`${where}.${name}`, spec, value);
     }
     const origins = ((values.origins as string[] | undefined) ?? []).map((o) => {
       const normalized = normalizeOrigin(o);
-      if (!normalized) throw new ConfigError(`configuration key "${where}.origins": "${o}" is not an origin (scheme://host[:port])`);
+      if (!normalized)
+        throw new ConfigError(`configuration key "${where}.origins": "${o}" is not an origin (scheme://host[:port])`);
       return normalized;
     });
     const secret = (values.secret as string | undefined) || null;
-    return { siteId, origins: [...new Set(origins)], secret };
+    const pageUrlPattern = (values.page_url_pattern as string | undefined) || null;
+    if (pageUrlPattern !== null && !isPageUrlPattern(pageUrlPattern))
+      throw new ConfigError(
+        `configuration key "${where}.page_url_pattern": expected an http(s) URL with {page_slug} in it`,
+      );
+    const moderation = values.moderation as SiteDeclaration["moderation"] | undefined;
+    const words = values.moderation_words as string[] | undefined;
+    if (
+      words &&
+      (words.length > HOLD_WORDS_LIMITS.maxWords || words.some((w) => [...w].length > HOLD_WORDS_LIMITS.maxWordLength))
+    )
+      throw new ConfigError(
+        `configuration key "${where}.moderation_words": at most ${HOLD_WORDS_LIMITS.maxWords} words of at most ${HOLD_WORDS_LIMITS.maxWordLength} characters`,
+      );
+    return {
+      siteId,
+      origins: [...new Set(origins)],
+      secret,
+      pageUrlPattern,
+      webhooks,
+      ...(moderation ? { moderation } : {}),
+      ...(words ? { moderationWords: words } : {}),
+    };
+  });
+}
+
+function readWebhooks(where: string, raw: unknown): WebhookDeclaration[] {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new ConfigError(`configuration key "${where}": expected a table of [${where}.<name>] tables`);
+  return Object.entries(raw).map(([name, body]) => {
+    const at = `${where}.${name}`;
+    if (!/^[a-z0-9-]{1,64}$/.test(name))
+      throw new ConfigError(`configuration key "${at}": a webhook name is 1-64 characters of [a-z0-9-]`);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ConfigError(`configuration key "${at}": expected a table`);
+    const specs: Record<string, KeySpec> = SITE_WEBHOOK_KEYS;
+    const values: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) {
+      if (!specs[key]) throw new ConfigError(`configuration key "${at}.${key}": unknown key`);
+      values[key] = checkValue(`${at}.${key}`, specs[key], value);
+    }
+    for (const [key, spec] of Object.entries(specs))
+      if (spec.required && values[key] === undefined)
+        throw new ConfigError(`configuration key "${at}.${key}": required`);
+    const url = values.url as string;
+    if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url))
+      throw new ConfigError(`configuration key "${at}.url": expected an http(s) URL`);
+    const secret = values.secret as string;
+    if (!isWebhookSecret(secret))
+      throw new ConfigError(`configuration key "${at}.secret": expected whsec_ and the base64 of 24-64 bytes`);
+    const events = (values.events as string[] | undefined) ?? [];
+    const unknown = events.find((e) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e));
+    if (unknown !== undefined)
+      throw new ConfigError(`configuration key "${at}.events": unknown event type ${JSON.stringify(unknown)}`);
+    return { name, url, secret, events };
   });
 }
 
@@ -118,7 +215,8 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
   const { server, security, matrix } = values;
   for (const key of ["server.public_base_url", "matrix.homeserver_url", "matrix.appservice_url"]) {
     const value = key in flat ? (flat[key] as string) : "";
-    if (value && !/^https?:\/\/[^/]+/.test(value)) throw new ConfigError(`configuration key "${key}": expected an http(s) URL`);
+    if (value && !/^https?:\/\/[^/]+/.test(value))
+      throw new ConfigError(`configuration key "${key}": expected an http(s) URL`);
   }
   try {
     new TrustedProxies(server.trustedProxies);
@@ -133,9 +231,12 @@ export function buildConfig(doc: Record<string, unknown>, overrides: Flat = {}):
   }
   if (!matrix.asToken) throw new ConfigError('configuration key "matrix.as_token": must not be empty');
   if (!matrix.hsToken) throw new ConfigError('configuration key "matrix.hs_token": must not be empty');
-  if (matrix.asToken === matrix.hsToken) throw new ConfigError('configuration key "matrix.hs_token": must differ from matrix.as_token');
-  if (!/^(file:|postgres(ql)?:\/\/)/.test(values.database.url)) throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
-  if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix)) throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');
+  if (matrix.asToken === matrix.hsToken)
+    throw new ConfigError('configuration key "matrix.hs_token": must differ from matrix.as_token');
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(values.database.url))
+    throw new ConfigError('configuration key "database.url": expected file:<path> or postgres://…');
+  if (!/^[a-z0-9_.=-]+$/.test(matrix.namespacePrefix))
+    throw new ConfigError('configuration key "matrix.namespace_prefix": only [a-z0-9_.=-] allowed');
   return {
     ...values,
     server: { ...server, publicBaseUrl: server.publicBaseUrl?.replace(/\/+$/, "") ?? null },

@@ -5,6 +5,10 @@ import { stringify } from "smol-toml";
 import type { SiteDeclaration } from "./config.ts";
 
 export function siteDeclarationToml(declaration: SiteDeclaration): string {
-  const table = { origins: declaration.origins, ...(declaration.secret ? { secret: declaration.secret } : {}) };
+  const table = {
+    origins: declaration.origins,
+    ...(declaration.secret ? { secret: declaration.secret } : {}),
+    ...(declaration.pageUrlPattern ? { page_url_pattern: declaration.pageUrlPattern } : {}),
+  };
   return stringify({ sites: { [declaration.siteId]: table } });
 }

@@ -11,8 +11,10 @@ export const DEFAULT_PAGE = 1;
 
 export function checkPagination(page: number, perPage: number): void {
   const errors = [];
-  if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE) errors.push({ field: "page", message: `must be an integer from 1 to ${MAX_PAGE}` });
-  if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) errors.push({ field: "per_page", message: `must be an integer from 1 to ${MAX_PER_PAGE}` });
+  if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE)
+    errors.push({ field: "page", message: `must be an integer from 1 to ${MAX_PAGE}` });
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE)
+    errors.push({ field: "per_page", message: `must be an integer from 1 to ${MAX_PER_PAGE}` });
   if (errors.length > 0) throw validationError("Invalid pagination.", errors);
 }
 

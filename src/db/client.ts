@@ -8,19 +8,40 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { providerOf, sqlitePath } from "./database-url.ts";
 import { openDriverStatements, type DriverStatements } from "./driver-statements.ts";
+import { setUpSession } from "./postgres-session.ts";
+import { sqlitePragmas, type SqliteTuning } from "./sqlite-tuning.ts";
+import { CONFIG_KEYS } from "../config/keys.ts";
 
 export type Db = SqliteClient;
 export { Prisma } from "./generated/sqlite/client.ts";
 /** The read model's row types, for code that handles rows a store returned. */
-export type { Comment, LiveEvent, Reaction, Retirement, Room, RoomMember, Submission } from "./generated/sqlite/client.ts";
+export type {
+  Comment,
+  LiveEvent,
+  Reaction,
+  Retirement,
+  Room,
+  RoomMember,
+  SiteBan,
+  Submission,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from "./generated/sqlite/client.ts";
 /** The client inside `db.$transaction(async (tx) => …)`. */
-export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] & Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] &
+  Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-export async function openDatabase(url: string): Promise<Db> {
-  const db = await openPrisma(url);
+/** The configuration keys' defaults, for the callers that open a database without a configuration (tests, tools). */
+const DEFAULT_SQLITE_TUNING: SqliteTuning = {
+  sqliteCacheMb: CONFIG_KEYS["database.sqlite_cache_mb"].default,
+  sqliteMmapMb: CONFIG_KEYS["database.sqlite_mmap_mb"].default,
+};
+
+export async function openDatabase(url: string, sqlite: SqliteTuning = DEFAULT_SQLITE_TUNING): Promise<Db> {
+  const db = await openPrisma(url, sqlite);
   // The hot reads' driver connections (driver-statements.ts), opened on first use and closed with the client.
   let reads: DriverStatements | null = null;
-  driverStatementsOf.set(db, () => (reads ??= openDriverStatements(url)));
+  driverStatementsOf.set(db, () => (reads ??= openDriverStatements(url, sqlite)));
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await reads?.close();
@@ -30,16 +51,21 @@ export async function openDatabase(url: string): Promise<Db> {
   return db;
 }
 
-async function openPrisma(url: string): Promise<Db> {
+async function openPrisma(url: string, sqlite: SqliteTuning): Promise<Db> {
   if (providerOf(url) === "postgres") {
     const { PrismaClient } = await import("./generated/postgres/client.ts");
-    return new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
+    return new PrismaClient({
+      adapter: new PrismaPg({ connectionString: url, onConnect: setUpSession() }),
+    }) as unknown as Db;
   }
   const path = sqlitePath(url);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   // WAL and a busy timeout let the worker, the projection and HTTP handlers write concurrently.
   const adapter = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 10_000 });
-  return new SqliteClient({ adapter });
+  const client = new SqliteClient({ adapter });
+  // The adapter holds one connection: its pragmas, once.
+  for (const pragma of sqlitePragmas(sqlite)) await client.$queryRawUnsafe(`PRAGMA ${pragma}`);
+  return client;
 }
 
 const driverStatementsOf = new WeakMap<Db, () => DriverStatements>();

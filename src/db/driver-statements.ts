@@ -18,6 +18,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { providerOf, sqlitePath } from "./database-url.ts";
+import { setUpSession } from "./postgres-session.ts";
+import { sqlitePragmas, type SqliteTuning } from "./sqlite-tuning.ts";
 
 export interface DriverStatements {
   /** Runs a read-only statement (prepared on first use); resolves its rows. */
@@ -35,8 +37,8 @@ const POOL_SIZE = 8;
 const BUSY_TIMEOUT_MS = 10_000;
 const MAX_BUSY_PAUSE_MS = 20;
 
-export function openDriverStatements(url: string): DriverStatements {
-  return providerOf(url) === "postgres" ? new PostgresStatements(url) : new SqliteStatements(sqlitePath(url));
+export function openDriverStatements(url: string, sqlite: SqliteTuning): DriverStatements {
+  return providerOf(url) === "postgres" ? new PostgresStatements(url) : new SqliteStatements(sqlitePath(url), sqlite);
 }
 
 /** A statement with `?` placeholders, and which parameter each binds (better-sqlite3 binds `?NNN` as anonymous ones). */
@@ -64,26 +66,49 @@ class SqliteConnection {
   constructor(
     private readonly path: string,
     private readonly timeout: number,
+    private readonly tuning: SqliteTuning,
   ) {}
 
+  private open(): Database.Database {
+    const connection = new Database(this.path, { timeout: this.timeout });
+    for (const pragma of sqlitePragmas(this.tuning)) connection.pragma(pragma);
+    return connection;
+  }
+
   /** The statement prepared for `sql`, and the parameters it binds, in their order. */
-  bind(sql: string, params: readonly unknown[]): { statement: Database.Statement; values: unknown[]; toRow: ((values: unknown[]) => unknown) | null } {
+  bind(
+    sql: string,
+    params: readonly unknown[],
+  ): { statement: Database.Statement; values: unknown[]; toRow: ((values: unknown[]) => unknown) | null } {
     let prepared = this.statements.get(sql);
     if (!prepared) {
-      this.connection ??= new Database(this.path, { timeout: this.timeout });
+      this.connection ??= this.open();
       const statement = this.connection.prepare(sql.replace(/\$\d+/g, "?"));
-      const toRow = statement.reader ? rowBuilder(statement.raw(true).columns().map((column) => column.name)) : null;
+      const toRow = statement.reader
+        ? rowBuilder(
+            statement
+              .raw(true)
+              .columns()
+              .map((column) => column.name),
+          )
+        : null;
       prepared = { statement, binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), toRow };
       if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, prepared);
     }
     // A Date as Prisma's SQLite adapter stores a DateTime.
-    const values = prepared.binds.map((i) => params[i]).map((value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value));
+    const values = prepared.binds
+      .map((i) => params[i])
+      .map((value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value));
     return { statement: prepared.statement, values, toRow: prepared.toRow };
   }
 
   /** The rows of a reading statement, as objects. */
-  static rows<Row>(statement: Database.Statement, values: unknown[], toRow: ((values: unknown[]) => unknown) | null): Row[] {
+  static rows<Row>(
+    statement: Database.Statement,
+    values: unknown[],
+    toRow: ((values: unknown[]) => unknown) | null,
+  ): Row[] {
     return (statement.all(...values) as unknown[][]).map(toRow!) as Row[];
   }
 
@@ -94,7 +119,9 @@ class SqliteConnection {
   }
 }
 
-const isBusy = (err: unknown): boolean => typeof (err as { code?: unknown } | null)?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_BUSY");
+const isBusy = (err: unknown): boolean =>
+  typeof (err as { code?: unknown } | null)?.code === "string" &&
+  (err as { code: string }).code.startsWith("SQLITE_BUSY");
 
 class SqliteStatements implements DriverStatements {
   private readonly reads: SqliteConnection;
@@ -102,10 +129,10 @@ class SqliteStatements implements DriverStatements {
 
   // Connections of their own (WAL: reads see what the writers committed); an in-memory database
   // is private to its connection, so it cannot have them.
-  constructor(path: string) {
+  constructor(path: string, tuning: SqliteTuning) {
     if (path === ":memory:") throw new Error("driver reads need a database file, not :memory:");
-    this.reads = new SqliteConnection(path, BUSY_TIMEOUT_MS);
-    this.writes = new SqliteConnection(path, 0);
+    this.reads = new SqliteConnection(path, BUSY_TIMEOUT_MS, tuning);
+    this.writes = new SqliteConnection(path, 0, tuning);
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
@@ -137,7 +164,9 @@ class SqliteStatements implements DriverStatements {
 /** Timestamps (without time zone, as Prisma stores them: UTC) and BIGINT as their text; the stores convert. */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.TIMESTAMP || oid === pg.types.builtins.INT8 ? (value: string) => value : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    oid === pg.types.builtins.TIMESTAMP || oid === pg.types.builtins.INT8
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
 /** A named PostgreSQL statement, and its row builder once its first result has described the columns. */
@@ -161,9 +190,8 @@ class PostgresStatements implements DriverStatements {
       // whenever its generic plan looks costlier than a custom one, as the list page's does. That
       // planning took about three times the page's execution (0.3-0.5 ms against 0.1 ms), while
       // these fixed statements reach their rows through the same indexes whatever the parameters.
-      // Set per session, before the connection's first statement, rather than as a startup
-      // option, which a connection pooler may refuse. A server that refuses it plans as before.
-      onConnect: (client) => client.query("SET plan_cache_mode = force_generic_plan").then(() => {}, () => {}),
+      // Set per session with the service's own settings (postgres-session.ts).
+      onConnect: setUpSession("SET plan_cache_mode = force_generic_plan"),
     });
     // An idle connection's failure (a restart, a dropped database) only closes it.
     this.pool.on("error", () => {});
@@ -198,7 +226,11 @@ class PostgresStatements implements DriverStatements {
 
 /** A timestamp column's value from either driver. */
 export const asDate = (value: string | Date | null): Date | null =>
-  value === null ? null : value instanceof Date ? value : new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value.replace(" ", "T")}Z`);
+  value === null
+    ? null
+    : value instanceof Date
+      ? value
+      : new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value.replace(" ", "T")}Z`);
 
 /** A BIGINT column's value from either driver. */
 export const asBigInt = (value: number | string | bigint): bigint => BigInt(value);

@@ -44,7 +44,10 @@ function migrateSqlite(url: string, migrations: Migration[]): string[] {
     for (const m of migrations.filter((m) => !done.has(m.name))) {
       db.transaction(() => {
         db.exec(m.sql);
-        db.prepare(`INSERT INTO "_service_migrations" ("name", "applied_at") VALUES (?, ?)`).run(m.name, new Date().toISOString());
+        db.prepare(`INSERT INTO "_service_migrations" ("name", "applied_at") VALUES (?, ?)`).run(
+          m.name,
+          new Date().toISOString(),
+        );
       }).immediate();
       applied.push(m.name);
     }
@@ -61,13 +64,18 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<st
     // Serializes concurrent starts of several instances on one database.
     await client.query("SELECT pg_advisory_lock(7253001)");
     await client.query(LEDGER);
-    const done = new Set((await client.query(`SELECT "name" FROM "_service_migrations"`)).rows.map((r) => r.name as string));
+    const done = new Set(
+      (await client.query(`SELECT "name" FROM "_service_migrations"`)).rows.map((r) => r.name as string),
+    );
     const applied: string[] = [];
     for (const m of migrations.filter((m) => !done.has(m.name))) {
       await client.query("BEGIN");
       try {
         await client.query(m.sql);
-        await client.query(`INSERT INTO "_service_migrations" ("name", "applied_at") VALUES ($1, $2)`, [m.name, new Date().toISOString()]);
+        await client.query(`INSERT INTO "_service_migrations" ("name", "applied_at") VALUES ($1, $2)`, [
+          m.name,
+          new Date().toISOString(),
+        ]);
         await client.query("COMMIT");
       } catch (err) {
         await client.query("ROLLBACK");

@@ -7,12 +7,16 @@ export const SOURCE_SCHEMA = resolve(ROOT, "prisma/schema.prisma");
 export const POSTGRES_SCHEMA = resolve(ROOT, "prisma/postgres/schema.prisma");
 
 export function prisma(args: string[]): string {
-  return execFileSync(resolve(ROOT, "node_modules/.bin/prisma"), [...args, "--config", resolve(ROOT, "prisma/prisma.config.ts")], {
-    cwd: ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-  });
+  return execFileSync(
+    resolve(ROOT, "node_modules/.bin/prisma"),
+    [...args, "--config", resolve(ROOT, "prisma/prisma.config.ts")],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+    },
+  );
 }
 
 /** SQL that takes a database from schema `from` (a file, or empty) to schema `to`. */

@@ -8,6 +8,7 @@ export function derivePostgresSchema(source: string): string {
     .replace('provider = "sqlite"', 'provider = "postgresql"')
     .replace(/url\s*=\s*"file:[^"]*"/, 'url      = "postgresql://localhost/unused"')
     .replace('output     = "../src/db/generated/sqlite"', 'output     = "../../src/db/generated/postgres"');
-  if (derived === withoutPothos) throw new Error("prisma/schema.prisma no longer has the expected datasource/generator lines");
+  if (derived === withoutPothos)
+    throw new Error("prisma/schema.prisma no longer has the expected datasource/generator lines");
   return "// GENERATED from prisma/schema.prisma by `npm run generate`; do not edit.\n" + derived;
 }

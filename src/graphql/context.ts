@@ -22,9 +22,22 @@ export interface CheckedSite {
   pageSlug: string | undefined;
 }
 
+/**
+ * The credentials a caller presented (dashboards and the operator): what the dashboard feature's
+ * access checks read. The REST adapter's operations take them from their request; /graphql sets
+ * them explicitly (its operations have no RequestInfo).
+ */
+export interface Credentials {
+  /** The Authorization header as sent. */
+  authorization: string | undefined;
+  /** The Cookie header as sent. */
+  cookie: string | undefined;
+}
+
 export interface GraphQLContext {
   services: ContextServices;
   request: RequestInfo | null;
+  credentials: Credentials | null;
   idempotency: IdempotencyScope | null;
   /** Current room profiles, batched per operation: key `${roomId}\0${userId}`. */
   profiles: DataLoader<string, Membership | null>;
@@ -43,13 +56,19 @@ export function createContext(
   mediaBase: string | null,
   idempotency: IdempotencyScope | null = null,
   checkedSite: CheckedSite | null = null,
+  credentials: Credentials | null = request
+    ? { authorization: request.headers.authorization, cookie: request.headers.cookie }
+    : null,
 ): GraphQLContext {
   // Loaders batch only: a subscription keeps its context for the life of an SSE stream and must see renames and new reactions.
   const loading = { cache: false };
   const profiles = new DataLoader<string, Membership | null>(async (keys) => {
-    const rows = await roomMembers(services.db, keys.map((k) => k.split("\u0000") as [string, string]));
+    const rows = await roomMembers(
+      services.db,
+      keys.map((k) => k.split("\u0000") as [string, string]),
+    );
     const byKey = new Map(rows.map((r) => [`${r.roomId}\u0000${r.userId}`, r]));
     return keys.map((k) => byKey.get(k) ?? null);
   }, loading);
-  return { services, request, idempotency, checkedSite, profiles, mediaBase };
+  return { services, request, credentials, idempotency, checkedSite, profiles, mediaBase };
 }

@@ -10,7 +10,14 @@ export interface MatrixFailure {
 }
 
 export function classifyMatrixError(err: unknown): MatrixFailure {
-  const e = err as { statusCode?: number; errcode?: string; error?: string; retryAfterMs?: number; message?: string; code?: string };
+  const e = err as {
+    statusCode?: number;
+    errcode?: string;
+    error?: string;
+    retryAfterMs?: number;
+    message?: string;
+    code?: string;
+  };
   if (typeof e?.statusCode === "number") {
     const status = e.statusCode;
     const message = `${status} ${e.errcode ?? ""} ${e.error ?? e.message ?? ""}`.trim();
@@ -21,13 +28,25 @@ export function classifyMatrixError(err: unknown): MatrixFailure {
   return { transient: true, retryAfterMs: null, message: e?.message ?? String(err) };
 }
 
-export const hasErrcode = (err: unknown, errcode: string): boolean => (err as { errcode?: string })?.errcode === errcode;
+export const hasErrcode = (err: unknown, errcode: string): boolean =>
+  (err as { errcode?: string })?.errcode === errcode;
 
 /** Whether the homeserver may accept later what it refused now (rate limited, overloaded, failing). */
-const transientStatus = (status: number, errcode: string | undefined) => status === 429 || status >= 500 || errcode === "M_LIMIT_EXCEEDED";
+const transientStatus = (status: number, errcode: string | undefined) =>
+  status === 429 || status >= 500 || errcode === "M_LIMIT_EXCEEDED";
 
 /** Socket and DNS failures (Node, as matrix-bot-sdk's `request` reports them) that leave no HTTP answer. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ESOCKETTIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ESOCKETTIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
 
 /**
  * What a failed homeserver call means for a request waiting on it: "unavailable" when the
@@ -58,5 +77,8 @@ function isNetworkError(err: object): boolean {
 /** Prisma's errors (P1001 unreachable, …) and those of its driver adapters. */
 function isDatabaseError(err: object): boolean {
   const { name, code } = err as { name?: unknown; code?: unknown };
-  return (typeof name === "string" && (name.startsWith("Prisma") || name === "DriverAdapterError")) || (typeof code === "string" && /^P\d{4}$/.test(code));
+  return (
+    (typeof name === "string" && (name.startsWith("Prisma") || name === "DriverAdapterError")) ||
+    (typeof code === "string" && /^P\d{4}$/.test(code))
+  );
 }

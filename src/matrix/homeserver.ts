@@ -4,6 +4,7 @@ import { LogLevel, LogService, MatrixClient } from "matrix-bot-sdk";
 import { hasErrcode } from "./errors.ts";
 import { submissionIdOf } from "./events.ts";
 import type { MatrixNames } from "./names.ts";
+import { ContentKey, EventType } from "../contract/matrix-vocabulary.ts";
 
 LogService.setLevel(LogLevel.ERROR);
 // Failures surface as exceptions (and on the submission row); the SDK's own logging is noise.
@@ -37,8 +38,24 @@ class TimedMatrixClient extends MatrixClient {
     super(url, token);
   }
 
-  override doRequest(method: string, endpoint: string, qs: unknown = null, body: unknown = null, timeout = this.timeoutMs, ...rest: unknown[]): Promise<any> {
-    return this.observe(method, () => (super.doRequest as (...args: unknown[]) => Promise<any>)(method, endpoint, qs, body, Math.min(timeout, this.timeoutMs), ...rest));
+  override doRequest(
+    method: string,
+    endpoint: string,
+    qs: unknown = null,
+    body: unknown = null,
+    timeout = this.timeoutMs,
+    ...rest: unknown[]
+  ): Promise<unknown> {
+    return this.observe(method, () =>
+      (super.doRequest as (...args: unknown[]) => Promise<unknown>)(
+        method,
+        endpoint,
+        qs,
+        body,
+        Math.min(timeout, this.timeoutMs),
+        ...rest,
+      ),
+    );
   }
 }
 
@@ -55,7 +72,9 @@ const senderFilter = (userId: string): string => JSON.stringify({ senders: [user
  * still running on the homeserver) took it while this one ran.
  */
 const aliasTaken = (err: unknown): boolean =>
-  hasErrcode(err, "M_ROOM_IN_USE") || ((err as { statusCode?: number })?.statusCode === 409 && /already exists/i.test(String((err as { error?: string })?.error ?? "")));
+  hasErrcode(err, "M_ROOM_IN_USE") ||
+  ((err as { statusCode?: number })?.statusCode === 409 &&
+    /already exists/i.test(String((err as { error?: string })?.error ?? "")));
 
 export class Homeserver {
   readonly bot: MatrixClient;
@@ -115,8 +134,23 @@ export class Homeserver {
     }
   }
 
+  /** The user's profile display name (null when it has none). */
+  async displayName(userId: string): Promise<string | null> {
+    try {
+      const profile = (await this.bot.doRequest("GET", `/_matrix/client/v3/profile/${enc(userId)}/displayname`)) as {
+        displayname?: string;
+      };
+      return profile.displayname ?? null;
+    } catch (err) {
+      if (hasErrcode(err, "M_NOT_FOUND")) return null;
+      throw err;
+    }
+  }
+
   async setDisplayName(userId: string, displayName: string): Promise<void> {
-    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, { displayname: displayName });
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/displayname`, null, {
+      displayname: displayName,
+    });
   }
 
   /**
@@ -125,7 +159,10 @@ export class Homeserver {
    * ignores the field and propagates as it always does).
    */
   async setAvatarUrl(userId: string, avatarUrl: string | null): Promise<void> {
-    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, { avatar_url: avatarUrl ?? "", propagate_to: "all" });
+    await this.as(userId).doRequest("PUT", `/_matrix/client/v3/profile/${enc(userId)}/avatar_url`, null, {
+      avatar_url: avatarUrl ?? "",
+      propagate_to: "all",
+    });
   }
 
   /** The rooms `userId` has joined, as the homeserver knows them. */
@@ -135,12 +172,20 @@ export class Homeserver {
 
   /** Writes `userId`'s own m.room.member event in a room (a profile update of a joined member). */
   async sendMemberState(userId: string, roomId: string, content: Record<string, unknown>): Promise<void> {
-    await this.as(userId).sendStateEvent(roomId, "m.room.member", userId, content);
+    await this.as(userId).sendStateEvent(roomId, EventType.Member, userId, content);
   }
 
   /** Uploads to the media repository as `userId` (the media is theirs); returns its mxc:// URL. */
   async uploadMedia(userId: string, bytes: Buffer, mimetype: string, filename: string | null): Promise<string> {
-    const response = await this.as(userId).doRequest("POST", "/_matrix/media/v3/upload", filename === null ? null : { filename }, bytes, 60_000, false, mimetype);
+    const response = await this.as(userId).doRequest(
+      "POST",
+      "/_matrix/media/v3/upload",
+      filename === null ? null : { filename },
+      bytes,
+      60_000,
+      false,
+      mimetype,
+    );
     return (response as { content_uri: string }).content_uri;
   }
 
@@ -158,12 +203,12 @@ export class Homeserver {
         room_version: options.roomVersion,
         creation_content: options.isSpace ? { type: "m.space" } : {},
         initial_state: [
-          { type: "m.room.history_visibility", state_key: "", content: { history_visibility: "world_readable" } },
+          { type: EventType.HistoryVisibility, state_key: "", content: { history_visibility: "world_readable" } },
           ...(options.initialState ?? []),
         ],
         power_level_content_override: {
           users: { ...options.users, ...(v12 ? {} : { [this.names.botUserId]: 150 }) },
-          events: { "m.room.tombstone": 150, "m.room.power_levels": 100 },
+          events: { [EventType.Tombstone]: 150, [EventType.PowerLevels]: 100 },
         },
       } as never);
     } catch (err) {
@@ -174,13 +219,17 @@ export class Homeserver {
 
   /** The room versions the homeserver knows (capabilities m.room_versions.available). */
   async roomVersions(): Promise<string[]> {
-    const response = (await this.bot.doRequest("GET", "/_matrix/client/v3/capabilities")) as { capabilities?: { "m.room_versions"?: { available?: Record<string, string> } } };
+    const response = (await this.bot.doRequest("GET", "/_matrix/client/v3/capabilities")) as {
+      capabilities?: { "m.room_versions"?: { available?: Record<string, string> } };
+    };
     return Object.keys(response.capabilities?.["m.room_versions"]?.available ?? {});
   }
 
   /** Upgrades a room as the bot (the homeserver writes the tombstone); returns the replacement room id. */
   async upgradeRoom(roomId: string, newVersion: string): Promise<string> {
-    const response = (await this.bot.doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/upgrade`, null, { new_version: newVersion })) as { replacement_room: string };
+    const response = (await this.bot.doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/upgrade`, null, {
+      new_version: newVersion,
+    })) as { replacement_room: string };
     return response.replacement_room;
   }
 
@@ -212,9 +261,17 @@ export class Homeserver {
   }
 
   /** The content of a room's current state event as `asUser` (default the bot) sees it; null when there is none. */
-  async getState(roomId: string, type: string, stateKey: string, asUser = this.names.botUserId): Promise<Record<string, unknown> | null> {
+  async getState(
+    roomId: string,
+    type: string,
+    stateKey: string,
+    asUser = this.names.botUserId,
+  ): Promise<Record<string, unknown> | null> {
     try {
-      return (await this.as(asUser).doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`)) as Record<string, unknown>;
+      return (await this.as(asUser).doRequest(
+        "GET",
+        `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`,
+      )) as Record<string, unknown>;
     } catch (err) {
       if (hasErrcode(err, "M_NOT_FOUND")) return null;
       throw err;
@@ -222,9 +279,17 @@ export class Homeserver {
   }
 
   /** A room's current state event as the bot sees it, the whole event (sender included); null when there is none. */
-  async stateEvent(roomId: string, type: string, stateKey = ""): Promise<{ sender: string; content: Record<string, unknown> } | null> {
+  async stateEvent(
+    roomId: string,
+    type: string,
+    stateKey = "",
+  ): Promise<{ sender: string; content: Record<string, unknown> } | null> {
     try {
-      return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`, { format: "event" })) as {
+      return (await this.bot.doRequest(
+        "GET",
+        `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`,
+        { format: "event" },
+      )) as {
         sender: string;
         content: Record<string, unknown>;
       };
@@ -236,7 +301,10 @@ export class Homeserver {
 
   /** One event of a room as the bot sees it (full event JSON). */
   async getEvent(roomId: string, eventId: string): Promise<Record<string, unknown>> {
-    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/event/${enc(eventId)}`)) as Record<string, unknown>;
+    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/event/${enc(eventId)}`)) as Record<
+      string,
+      unknown
+    >;
   }
 
   async invite(roomId: string, userId: string): Promise<void> {
@@ -244,7 +312,7 @@ export class Homeserver {
   }
 
   async setRoomName(roomId: string, name: string): Promise<void> {
-    await this.sendState(roomId, "m.room.name", "", { name });
+    await this.sendState(roomId, EventType.Name, "", { name });
   }
 
   async deleteAlias(alias: string): Promise<void> {
@@ -253,12 +321,19 @@ export class Homeserver {
 
   /** Leaves a room, or rejects an invite to it; `reason` is shown to the room (or the inviter). */
   async leaveRoom(userId: string, roomId: string, reason?: string): Promise<void> {
-    await this.as(userId).doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/leave`, null, reason ? { reason } : {});
+    await this.as(userId).doRequest(
+      "POST",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/leave`,
+      null,
+      reason ? { reason } : {},
+    );
   }
 
   /** User ids joined to a room, as the bot sees them (it must be joined, or share the room with a namespace user). */
   async joinedMembers(roomId: string): Promise<string[]> {
-    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`)) as { joined: Record<string, unknown> };
+    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`)) as {
+      joined: Record<string, unknown>;
+    };
     return Object.keys(response.joined);
   }
 
@@ -267,7 +342,9 @@ export class Homeserver {
     const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/members`)) as {
       chunk: Array<{ state_key: string; content?: { membership?: string } }>;
     };
-    return response.chunk.filter((e) => e.content?.membership === "join" || e.content?.membership === "invite").map((e) => e.state_key);
+    return response.chunk
+      .filter((e) => e.content?.membership === "join" || e.content?.membership === "invite")
+      .map((e) => e.state_key);
   }
 
   /** A room's state event content, or null when the room has none (read as the bot, a member). */
@@ -280,9 +357,34 @@ export class Homeserver {
     }
   }
 
+  /** Bans a user from a room as the bot (banning a banned user again only replaces the reason). */
+  async ban(roomId: string, userId: string, reason: string): Promise<void> {
+    await this.bot.doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/ban`, null, { user_id: userId, reason });
+  }
+
+  /** Lifts a user's ban from a room as the bot; a user not banned there is left as they are. */
+  async unban(roomId: string, userId: string, reason: string): Promise<void> {
+    if ((await this.stateContent(roomId, EventType.Member, userId))?.membership !== "ban") return;
+    await this.bot.doRequest("POST", `/_matrix/client/v3/rooms/${enc(roomId)}/unban`, null, {
+      user_id: userId,
+      reason,
+    });
+  }
+
   /** Redacts as `userId`, with a caller-chosen transaction id (a retry returns the same redaction). */
-  async redactEvent(userId: string, roomId: string, eventId: string, txnId: string, content: Record<string, unknown>): Promise<string> {
-    const response = await this.as(userId).doRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/redact/${enc(eventId)}/${enc(txnId)}`, null, content);
+  async redactEvent(
+    userId: string,
+    roomId: string,
+    eventId: string,
+    txnId: string,
+    content: Record<string, unknown>,
+  ): Promise<string> {
+    const response = await this.as(userId).doRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/redact/${enc(eventId)}/${enc(txnId)}`,
+      null,
+      content,
+    );
     return (response as { event_id: string }).event_id;
   }
 
@@ -292,11 +394,19 @@ export class Homeserver {
     const found: string[] = [];
     let from: string | undefined;
     do {
-      const page = (await client.doRequest("GET", `/_matrix/client/v1/rooms/${enc(roomId)}/relations/${enc(eventId)}/m.annotation/m.reaction`, {
-        limit: 100,
-        ...(from ? { from } : {}),
-      })) as { chunk: Array<{ event_id: string; sender: string; content?: { "m.relates_to"?: { key?: string } } }>; next_batch?: string };
-      for (const event of page.chunk) if (event.sender === userId && event.content?.["m.relates_to"]?.key === key) found.push(event.event_id);
+      const page = (await client.doRequest(
+        "GET",
+        `/_matrix/client/v1/rooms/${enc(roomId)}/relations/${enc(eventId)}/m.annotation/m.reaction`,
+        {
+          limit: 100,
+          ...(from ? { from } : {}),
+        },
+      )) as {
+        chunk: Array<{ event_id: string; sender: string; content?: { [ContentKey.RelatesTo]?: { key?: string } } }>;
+        next_batch?: string;
+      };
+      for (const event of page.chunk)
+        if (event.sender === userId && event.content?.[ContentKey.RelatesTo]?.key === key) found.push(event.event_id);
       from = page.next_batch;
     } while (from);
     return found;
@@ -308,7 +418,12 @@ export class Homeserver {
    * Synapse forgets transaction ids when it restarts, so this is how a resend learns that an
    * earlier attempt already reached the homeserver.
    */
-  async findSubmissionEvent(userId: string, roomId: string, submissionId: string, maxPages: number): Promise<string | null> {
+  async findSubmissionEvent(
+    userId: string,
+    roomId: string,
+    submissionId: string,
+    maxPages: number,
+  ): Promise<string | null> {
     let from: string | undefined;
     for (let page = 0; page < maxPages; page++) {
       const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/messages`, {
@@ -329,8 +444,16 @@ export class Homeserver {
    * One page of a room's timeline read forward as the bot (dir=f): from `from`, or without it
    * from the room's creation. `end` is where the next page starts; absent at the end.
    */
-  async messagesForward(roomId: string, from: string | null, limit: number): Promise<{ chunk: Array<Record<string, unknown>>; end: string | null }> {
-    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/messages`, { dir: "f", limit, ...(from ? { from } : {}) })) as {
+  async messagesForward(
+    roomId: string,
+    from: string | null,
+    limit: number,
+  ): Promise<{ chunk: Array<Record<string, unknown>>; end: string | null }> {
+    const response = (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/messages`, {
+      dir: "f",
+      limit,
+      ...(from ? { from } : {}),
+    })) as {
       chunk?: Array<Record<string, unknown>>;
       end?: string;
     };
@@ -338,12 +461,24 @@ export class Homeserver {
   }
 
   /** A room's whole current state as the bot sees it. */
-  async roomState(roomId: string): Promise<Array<{ type: string; state_key: string; content: Record<string, unknown> }>> {
-    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state`)) as Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
+  async roomState(
+    roomId: string,
+  ): Promise<Array<{ type: string; state_key: string; content: Record<string, unknown> }>> {
+    return (await this.bot.doRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state`)) as Array<{
+      type: string;
+      state_key: string;
+      content: Record<string, unknown>;
+    }>;
   }
 
   /** Sends with a caller-chosen transaction id: the homeserver answers a retry with the same event. */
-  async sendEvent(userId: string, roomId: string, type: string, txnId: string, content: Record<string, unknown>): Promise<string> {
+  async sendEvent(
+    userId: string,
+    roomId: string,
+    type: string,
+    txnId: string,
+    content: Record<string, unknown>,
+  ): Promise<string> {
     const response = await this.as(userId).doRequest(
       "PUT",
       `/_matrix/client/v3/rooms/${enc(roomId)}/send/${enc(type)}/${enc(txnId)}`,
@@ -351,5 +486,41 @@ export class Homeserver {
       content,
     );
     return (response as { event_id: string }).event_id;
+  }
+
+  /**
+   * Sends as `userId` with the event's origin_server_ts set to `ts` (the appservice API's
+   * timestamp massaging, for its own users): an imported comment keeps its original time.
+   */
+  async sendEventAt(
+    userId: string,
+    roomId: string,
+    type: string,
+    txnId: string,
+    content: Record<string, unknown>,
+    ts: number,
+  ): Promise<string> {
+    const response = await this.as(userId).doRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/send/${enc(type)}/${enc(txnId)}`,
+      { ts },
+      content,
+    );
+    return (response as { event_id: string }).event_id;
+  }
+
+  /**
+   * Joins `userId` to a room with its member event dated `ts` (its own m.room.member state,
+   * sent with the appservice timestamp): the projection reads an author's profile as it was
+   * when a comment was sent, so an imported author must have joined before its first comment.
+   * Joining again with the same profile changes nothing.
+   */
+  async joinAt(userId: string, roomId: string, displayName: string, ts: number): Promise<void> {
+    await this.as(userId).doRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.member/${enc(userId)}`,
+      { ts },
+      { membership: "join", displayname: displayName },
+    );
   }
 }

@@ -2,7 +2,10 @@
 import { createHash } from "node:crypto";
 
 export class MatrixNames {
-  constructor(readonly prefix: string, readonly serverName: string) {}
+  constructor(
+    readonly prefix: string,
+    readonly serverName: string,
+  ) {}
 
   get botUserId(): string {
     return `@${this.prefix}bot:${this.serverName}`;
@@ -10,12 +13,32 @@ export class MatrixNames {
 
   /** A visitor's virtual user on one site: unrelated identities across sites for the same key. */
   visitorLocalpart(siteId: string, publicKey: Uint8Array): string {
-    const digest = createHash("sha256").update(siteId, "utf8").update(Buffer.from([0])).update(publicKey).digest("hex");
+    const digest = createHash("sha256")
+      .update(siteId, "utf8")
+      .update(Buffer.from([0]))
+      .update(publicKey)
+      .digest("hex");
     return `${this.prefix}v_${digest.slice(0, 32)}`;
   }
 
   visitorUserId(siteId: string, publicKey: Uint8Array): string {
     return `@${this.visitorLocalpart(siteId, publicKey)}:${this.serverName}`;
+  }
+
+  /**
+   * The virtual user of an imported author on one site (`authorKey`: the source system and the
+   * author's identity there). Outside the visitor namespace: its comments carry no proof.
+   */
+  importedAuthorLocalpart(siteId: string, authorKey: string): string {
+    const digest = createHash("sha256")
+      .update(siteId, "utf8")
+      .update(Buffer.from([0]))
+      .update(authorKey, "utf8");
+    return `${this.prefix}i_${digest.digest("hex").slice(0, 32)}`;
+  }
+
+  importedAuthorUserId(siteId: string, authorKey: string): string {
+    return `@${this.importedAuthorLocalpart(siteId, authorKey)}:${this.serverName}`;
   }
 
   isVisitorUserId(userId: string): boolean {

@@ -1,12 +1,13 @@
 // Reactions (m.reaction annotations, pure): a reaction's key, and the summaries Message.reactions
 // and message_annotations_changed show.
 import { obj, str, type RoomEvent } from "./room-event.ts";
+import { ContentKey, EventType, RelType } from "../contract/matrix-vocabulary.ts";
 
 /** The key of a reaction (m.annotation), or null when the event is not one. */
 export function reactionKey(event: RoomEvent): string | null {
-  if (event.type !== "m.reaction") return null;
-  const rel = obj(event.content["m.relates_to"]);
-  return rel?.rel_type === "m.annotation" && typeof rel.event_id === "string" ? str(rel.key) : null;
+  if (event.type !== EventType.Reaction) return null;
+  const rel = obj(event.content[ContentKey.RelatesTo]);
+  return rel?.rel_type === RelType.Annotation && typeof rel.event_id === "string" ? str(rel.key) : null;
 }
 
 export interface ReactionRow {
@@ -37,8 +38,14 @@ export function reactionSummaries(rows: ReactionRow[], viewerUserId: string | nu
     }
   }
   return [...byKey]
-    .sort(([keyA, a], [keyB, b]) => (a.first !== b.first ? (a.first < b.first ? -1 : 1) : keyA < keyB ? -1 : keyA > keyB ? 1 : 0))
-    .map(([key, { senders }]) => ({ key, count: senders.size, mine: viewerUserId !== null && senders.has(viewerUserId) }));
+    .sort(([keyA, a], [keyB, b]) =>
+      a.first !== b.first ? (a.first < b.first ? -1 : 1) : keyA < keyB ? -1 : keyA > keyB ? 1 : 0,
+    )
+    .map(([key, { senders }]) => ({
+      key,
+      count: senders.size,
+      mine: viewerUserId !== null && senders.has(viewerUserId),
+    }));
 }
 
 /** A comment's summaries as the read model stores them (Comment.reactionSummary): without `mine`, which is each viewer's own. */
@@ -46,8 +53,17 @@ export function storedSummaries(summaries: ReactionSummary[]): string {
   return JSON.stringify(summaries.map(({ key, count }) => ({ key, count })));
 }
 
+/** All reactions on a comment: the sum of its summaries' counts (Comment.reactionCount, the "top" order's key). */
+export function reactionTotal(summaries: ReactionSummary[]): number {
+  return summaries.reduce((sum, s) => sum + s.count, 0);
+}
+
 /** Stored summaries as a read shows them: `mine` for the keys the viewer reacted with (null: an anonymous read). */
 export function shownSummaries(stored: string, viewerKeys: readonly string[] | null): ReactionSummary[] {
   if (stored === "[]") return [];
-  return (JSON.parse(stored) as Array<{ key: string; count: number }>).map(({ key, count }) => ({ key, count, mine: viewerKeys !== null && viewerKeys.includes(key) }));
+  return (JSON.parse(stored) as Array<{ key: string; count: number }>).map(({ key, count }) => ({
+    key,
+    count,
+    mine: viewerKeys !== null && viewerKeys.includes(key),
+  }));
 }

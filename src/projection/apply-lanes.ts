@@ -22,7 +22,11 @@ export function lanesOf<T>(items: readonly T[], keyOf: (item: T) => string): T[]
  * first failure (what follows in it must not overtake it); the others run to their end, and the
  * first failure is thrown once all have settled, so nothing is still running when it returns.
  */
-export async function runLanes<T>(lanes: readonly T[][], width: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function runLanes<T>(
+  lanes: readonly T[][],
+  width: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const runner = async () => {

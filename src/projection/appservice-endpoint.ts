@@ -30,7 +30,13 @@ function authorized(services: AppserviceServices, req: IncomingMessage, query: U
  * `readBody` is called only once the homeserver token checks out, so nobody else can make the
  * service buffer a transaction-sized body; it resolves null when it has answered itself (413).
  */
-export async function handleAppservice(services: AppserviceServices, req: IncomingMessage, res: ServerResponse, target: string, readBody: () => Promise<Buffer | null>): Promise<void> {
+export async function handleAppservice(
+  services: AppserviceServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: string,
+  readBody: () => Promise<Buffer | null>,
+): Promise<void> {
   const [path, search] = target.split("?") as [string, string | undefined];
   if (!authorized(services, req, new URLSearchParams(search ?? ""))) {
     matrixError(res, 403, "M_FORBIDDEN", "Bad homeserver token");

@@ -41,14 +41,26 @@ export function deriveCommentState({ original, related, redactions, takesEffect 
     // Events the homeserver delivers already redacted carry their redaction.
     const because = obj(target.unsigned?.redacted_because);
     if (because) return because as unknown as RoomEvent;
-    const accepted = redactions.filter((r) => eventRelation(r)?.relatesTo === target.event_id && takesEffect(r, target));
+    const accepted = redactions.filter(
+      (r) => eventRelation(r)?.relatesTo === target.event_id && takesEffect(r, target),
+    );
     return accepted.sort(byTimeline)[0] ?? null;
   };
   const redaction = redactionOf(original);
   if (redaction) {
-    return { status: "redacted", content: { type: "redacted" }, editedAt: null, replyTo: null, threadRoot: null, reactions: [], redaction };
+    return {
+      status: "redacted",
+      content: { type: "redacted" },
+      editedAt: null,
+      replyTo: null,
+      threadRoot: null,
+      reactions: [],
+      redaction,
+    };
   }
-  const inForce = related.filter((e) => e.room_id === original.room_id && eventRelation(e)?.relatesTo === original.event_id && !redactionOf(e));
+  const inForce = related.filter(
+    (e) => e.room_id === original.room_id && eventRelation(e)?.relatesTo === original.event_id && !redactionOf(e),
+  );
   const edit = selectEdit(original, inForce);
   const current = asEdited(original, edit);
   const poll = parsePoll(current);

@@ -6,14 +6,19 @@ import type { Comment, Reaction, Room } from "../db/client.ts";
 import { asBigInt, asDate, type DriverStatements } from "../db/driver-statements.ts";
 
 /** What recomputing a comment compares with. */
-export type CommentFields = Pick<Comment, "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "reactionSummary" | "authorType" | "authorPublicKey">;
+export type CommentFields = Pick<
+  Comment,
+  "status" | "content" | "editedAt" | "replyTo" | "threadRoot" | "reactionSummary" | "authorType" | "authorPublicKey"
+>;
 export type ReactionFields = Pick<Reaction, "eventId" | "sender" | "key" | "originServerTs">;
 
 const COMMENT = `SELECT "status", "content", "editedAt", "replyTo", "threadRoot", "reactionSummary", "authorType", "authorPublicKey" FROM "Comment" WHERE "eventId" = $1`;
 const REACTIONS = `SELECT "eventId", "sender", "key", "originServerTs" FROM "Reaction" WHERE "targetEventId" = $1`;
 
 export async function commentRow(reads: DriverStatements, eventId: string): Promise<CommentFields | null> {
-  const [row] = await reads.all<Omit<CommentFields, "editedAt"> & { editedAt: string | Date | null }>(COMMENT, [eventId]);
+  const [row] = await reads.all<Omit<CommentFields, "editedAt"> & { editedAt: string | Date | null }>(COMMENT, [
+    eventId,
+  ]);
   return row ? { ...row, editedAt: asDate(row.editedAt) } : null;
 }
 
@@ -26,7 +31,11 @@ export async function updateComment(tx: Tx, eventId: string, data: Prisma.Commen
 }
 
 /** A user's comments in a page room, in list order, with the profile each captured. */
-export function commentsBySender(tx: Tx, room: Room, sender: string): Promise<Array<Pick<Comment, "eventId" | "displayName" | "avatarUrl">>> {
+export function commentsBySender(
+  tx: Tx,
+  room: Room,
+  sender: string,
+): Promise<Array<Pick<Comment, "eventId" | "displayName" | "avatarUrl">>> {
   return tx.comment.findMany({
     where: { siteId: room.siteId, pageSlug: room.pageSlug, roomId: room.roomId, sender },
     orderBy: [{ originServerTs: "asc" }, { eventId: "asc" }],
@@ -36,7 +45,10 @@ export function commentsBySender(tx: Tx, room: Room, sender: string): Promise<Ar
 
 /** The Reaction rows of a comment. */
 export async function reactionRows(reads: DriverStatements, targetEventId: string): Promise<ReactionFields[]> {
-  const rows = await reads.all<Omit<ReactionFields, "originServerTs"> & { originServerTs: number | string }>(REACTIONS, [targetEventId]);
+  const rows = await reads.all<Omit<ReactionFields, "originServerTs"> & { originServerTs: number | string }>(
+    REACTIONS,
+    [targetEventId],
+  );
   return rows.map((row) => ({ ...row, originServerTs: asBigInt(row.originServerTs) }));
 }
 

@@ -4,21 +4,26 @@
 // nothing).
 import type { Comment } from "../db/client.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
-import { reactionSummaries, storedSummaries } from "./annotations.ts";
-import { changeReactions, commentRow, createComment, reactionRows, updateComment, type ReactionFields } from "./comment-store.ts";
+import { reactionSummaries, reactionTotal, storedSummaries } from "./annotations.ts";
+import {
+  changeReactions,
+  commentRow,
+  createComment,
+  reactionRows,
+  updateComment,
+  type ReactionFields,
+} from "./comment-store.ts";
 import { deriveCommentState, type CommentState } from "./comment-state.ts";
-import { EDIT_REL_TYPE } from "./edits.ts";
 import { loadEvent, relationsOf, roomRedactions, stateEvent, storedRelation } from "./matrix-event-store.ts";
 import { eventRelation, isCommentEvent, malformation, proofOf } from "./message-content.ts";
 import { membershipOf } from "./members.ts";
-import { announce, type PageContext } from "./page-context.ts";
+import { announce, commentChanged, type PageContext } from "./page-context.ts";
 import { placeComment } from "./position-store.ts";
 import { redactionTakesEffect } from "./redactions.ts";
+import { COMMENT_REL_TYPES } from "./relations.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
 import { virtualUserKey } from "./virtual-user-store.ts";
-
-/** Relations that change the comment they point at: edits, reactions, votes. */
-export const COMMENT_REL_TYPES: readonly string[] = [EDIT_REL_TYPE, "m.annotation", "m.reference"];
+import { EventType } from "../contract/matrix-vocabulary.ts";
 
 /**
  * The comments a redaction can change: its target, and the comment a redacted edit, reaction or
@@ -27,7 +32,9 @@ export const COMMENT_REL_TYPES: readonly string[] = [EDIT_REL_TYPE, "m.annotatio
 export async function commentsAffectedByRedaction(page: PageContext, redaction: RoomEvent): Promise<string[]> {
   const redacted = eventRelation(redaction)!.relatesTo;
   const target = await storedRelation(page.reads, redacted);
-  return target?.relatesTo && target.relatesTo !== redacted && COMMENT_REL_TYPES.includes(target.relType ?? "") ? [redacted, target.relatesTo] : [redacted];
+  return target?.relatesTo && target.relatesTo !== redacted && COMMENT_REL_TYPES.includes(target.relType ?? "")
+    ? [redacted, target.relatesTo]
+    : [redacted];
 }
 
 /**
@@ -64,13 +71,22 @@ export async function recomputeComment(page: PageContext, eventId: string, store
   const redactions = sound(relations.redactions).filter((r) => targets.has(eventRelation(r)!.relatesTo));
   // Power levels in force when each redaction was sent: a later demotion does not undo it.
   const powerLevels = new Map(
-    await Promise.all(redactions.map(async (redaction) => [redaction.event_id, obj((await stateEvent(reads, room.roomId, "m.room.power_levels", "", redaction))?.content)] as const)),
+    await Promise.all(
+      redactions.map(
+        async (redaction) =>
+          [
+            redaction.event_id,
+            obj((await stateEvent(reads, room.roomId, EventType.PowerLevels, "", redaction))?.content),
+          ] as const,
+      ),
+    ),
   );
   const state = deriveCommentState({
     original,
     related,
     redactions,
-    takesEffect: (redaction, target) => redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
+    takesEffect: (redaction, target) =>
+      redactionTakesEffect(redaction, target, powerLevels.get(redaction.event_id) ?? null, page.names.botUserId),
   });
 
   const reactions = reactionSummaries(state.reactions, null);
@@ -78,9 +94,11 @@ export async function recomputeComment(page: PageContext, eventId: string, store
     status: state.status,
     content: JSON.stringify(state.content),
     editedAt: state.editedAt === null ? null : new Date(state.editedAt),
+    redactedAt: state.redaction === null ? null : new Date(state.redaction.origin_server_ts),
     replyTo: state.replyTo,
     threadRoot: state.threadRoot,
     reactionSummary: storedSummaries(reactions),
+    reactionCount: reactionTotal(reactions),
   };
   if (!before) {
     await createComment(tx, {
@@ -93,8 +111,17 @@ export async function recomputeComment(page: PageContext, eventId: string, store
       ...(await authorOf(page, original)),
       ...fields,
     });
-    await placeComment(tx, { eventId, siteId: room.siteId, pageSlug: room.pageSlug, originServerTs: BigInt(original.origin_server_ts) });
-  } else if (visible(before) !== visible(fields) || before.content !== fields.content || before.reactionSummary !== fields.reactionSummary) {
+    await placeComment(tx, {
+      eventId,
+      siteId: room.siteId,
+      pageSlug: room.pageSlug,
+      originServerTs: BigInt(original.origin_server_ts),
+    });
+  } else if (
+    visible(before) !== visible(fields) ||
+    before.content !== fields.content ||
+    before.reactionSummary !== fields.reactionSummary
+  ) {
     await updateComment(tx, eventId, fields);
   }
   // A visitor's comment projected before its key was known (a backfill reads a redacted
@@ -105,15 +132,33 @@ export async function recomputeComment(page: PageContext, eventId: string, store
   }
   await syncReactions(page, eventId, beforeReactions, state);
 
-  if (!before) return announce(page, "message_created", eventId);
+  if (!before) {
+    await announce(page, "message_created", eventId);
+    // A comment projected already deleted (a backfill) was never visible: nothing to tell.
+    if (state.status !== "redacted") await commentChanged(page, "created", eventId, "");
+    return;
+  }
   if (state.status === "redacted") {
-    if (before.status !== "redacted") await announce(page, "message_deleted", eventId, deletedPayload(eventId, state.redaction));
+    if (before.status !== "redacted") {
+      await announce(page, "message_deleted", eventId, deletedPayload(eventId, state.redaction));
+      await commentChanged(page, "deleted", eventId, "");
+    }
     return;
   }
   if (visible(before) !== visible(fields)) await announce(page, "message_updated", eventId);
+  // An edit (a new newest m.replace) is a new revision; its time tells it from earlier ones.
+  if (state.editedAt !== null && (before.editedAt?.getTime() ?? null) !== state.editedAt)
+    await commentChanged(page, "edited", eventId, String(state.editedAt));
   const responses = pollResponses(state.content);
-  if (JSON.stringify(reactions) !== JSON.stringify(reactionSummaries(beforeReactions, null)) || JSON.stringify(responses) !== JSON.stringify(pollResponses(JSON.parse(before.content)))) {
-    await announce(page, "message_annotations_changed", eventId, { event_id: eventId, reactions, ...(responses ? { poll_responses: responses } : {}) });
+  if (
+    JSON.stringify(reactions) !== JSON.stringify(reactionSummaries(beforeReactions, null)) ||
+    JSON.stringify(responses) !== JSON.stringify(pollResponses(JSON.parse(before.content)))
+  ) {
+    await announce(page, "message_annotations_changed", eventId, {
+      event_id: eventId,
+      reactions,
+      ...(responses ? { poll_responses: responses } : {}),
+    });
   }
 }
 
@@ -125,7 +170,8 @@ function visible(c: Fields): string {
   return JSON.stringify([c.status, content, c.editedAt?.getTime() ?? null, c.replyTo, c.threadRoot]);
 }
 
-const pollResponses = (content: Record<string, unknown>): unknown[] | null => (content.type === "poll" ? (content.responses as unknown[]) : null);
+const pollResponses = (content: Record<string, unknown>): unknown[] | null =>
+  content.type === "poll" ? (content.responses as unknown[]) : null;
 
 /** message_deleted names the delete submission when the service sent the redaction. */
 function deletedPayload(eventId: string, redaction: RoomEvent | null): Record<string, unknown> {
@@ -134,13 +180,25 @@ function deletedPayload(eventId: string, redaction: RoomEvent | null): Record<st
 }
 
 /** Makes the comment's Reaction rows the reactions in force. */
-async function syncReactions(page: PageContext, targetEventId: string, before: ReactionFields[], state: CommentState): Promise<void> {
+async function syncReactions(
+  page: PageContext,
+  targetEventId: string,
+  before: ReactionFields[],
+  state: CommentState,
+): Promise<void> {
   const wanted = new Set(state.reactions.map((r) => r.eventId));
   const had = new Set(before.map((r) => r.eventId));
   const gone = before.filter((r) => !wanted.has(r.eventId)).map((r) => r.eventId);
   const added = state.reactions
     .filter((r) => !had.has(r.eventId))
-    .map((r) => ({ eventId: r.eventId, targetEventId, roomId: page.room.roomId, sender: r.sender, key: r.key, originServerTs: BigInt(r.originServerTs) }));
+    .map((r) => ({
+      eventId: r.eventId,
+      targetEventId,
+      roomId: page.room.roomId,
+      sender: r.sender,
+      key: r.key,
+      originServerTs: BigInt(r.originServerTs),
+    }));
   await changeReactions(page.tx, gone, added);
 }
 
@@ -153,13 +211,21 @@ async function syncReactions(page: PageContext, targetEventId: string, before: R
 async function authorOf(page: PageContext, event: RoomEvent) {
   const visitor = page.names.isVisitorUserId(event.sender);
   const [member, known] = await Promise.all([
-    stateEvent(page.reads, page.room.roomId, "m.room.member", event.sender, event),
+    stateEvent(page.reads, page.room.roomId, EventType.Member, event.sender, event),
     visitor ? virtualUserKey(page.reads, event.sender) : null,
   ]);
   const { displayName, avatarUrl } = membershipOf(member);
   const profile = { displayName, avatarUrl };
   if (!visitor) return { authorType: "matrix", authorPublicKey: null, submissionId: null, ...profile };
   const proof = proofOf(event.content);
-  const derived = proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender ? proof.public_key : null;
-  return { authorType: "visitor", authorPublicKey: known ?? derived, submissionId: proof?.submission_id ?? null, ...profile };
+  const derived =
+    proof && page.names.visitorUserId(page.room.siteId, Buffer.from(proof.public_key, "base64url")) === event.sender
+      ? proof.public_key
+      : null;
+  return {
+    authorType: "visitor",
+    authorPublicKey: known ?? derived,
+    submissionId: proof?.submission_id ?? null,
+    ...profile,
+  };
 }

@@ -13,7 +13,7 @@ export interface EphemeralEvent {
   type: string;
   room_id?: string;
   sender?: string;
-  content?: Record<string, any>;
+  content?: Record<string, unknown>;
 }
 
 /** How a user appears in ephemeral payloads: like a Message author. */
@@ -24,7 +24,10 @@ export type UserRef =
 type Page = { siteId: string; pageSlug: string; roomId: string };
 
 export class EphemeralProjector {
-  constructor(private readonly db: Db, private readonly names: MatrixNames) {}
+  constructor(
+    private readonly db: Db,
+    private readonly names: MatrixNames,
+  ) {}
 
   /** The typing snapshot of a page's active room. */
   async typingSnapshot(siteId: string, pageSlug: string): Promise<Record<string, unknown>> {
@@ -37,7 +40,9 @@ export class EphemeralProjector {
   async typing(event: EphemeralEvent): Promise<void> {
     const page = await this.page(event.room_id);
     if (!page) return;
-    const userIds = ((event.content?.user_ids ?? []) as unknown[]).filter((u): u is string => typeof u === "string" && u !== this.names.botUserId);
+    const userIds = ((event.content?.user_ids ?? []) as unknown[]).filter(
+      (u): u is string => typeof u === "string" && u !== this.names.botUserId,
+    );
     await setTyping(this.db, page.roomId, userIds);
     await this.emit(page, { kind: "typing", users: await this.refs(userIds, page.roomId) });
   }
@@ -47,11 +52,19 @@ export class EphemeralProjector {
     const page = await this.page(event.room_id);
     if (!page) return;
     for (const [eventId, byType] of Object.entries(event.content ?? {})) {
-      for (const [receiptType, byUser] of Object.entries((byType ?? {}) as Record<string, Record<string, { ts?: number }>>)) {
+      for (const [receiptType, byUser] of Object.entries(
+        (byType ?? {}) as Record<string, Record<string, { ts?: number }>>,
+      )) {
         for (const [userId, receipt] of Object.entries(byUser ?? {})) {
           if (userId === this.names.botUserId) continue;
           const [user] = await this.refs([userId], page.roomId);
-          await this.emit(page, { kind: "receipt", event_id: eventId, receipt_type: receiptType, user, ts: receipt?.ts ?? null });
+          await this.emit(page, {
+            kind: "receipt",
+            event_id: eventId,
+            receipt_type: receiptType,
+            user,
+            ts: receipt?.ts ?? null,
+          });
         }
       }
     }

@@ -9,12 +9,30 @@ interface Page {
 }
 
 /** A comment's live event, in the applying transaction. */
-export async function addCommentLiveEvent(tx: Tx, page: Page, type: string, eventId: string, payload?: Record<string, unknown>): Promise<void> {
+export async function addCommentLiveEvent(
+  tx: Tx,
+  page: Page,
+  type: string,
+  eventId: string,
+  payload?: Record<string, unknown>,
+): Promise<void> {
   await takeLiveEventTurn(tx);
-  await tx.liveEvent.create({ data: { siteId: page.siteId, pageSlug: page.pageSlug, type, eventId, payload: payload ? JSON.stringify(payload) : null } });
+  await tx.liveEvent.create({
+    data: {
+      siteId: page.siteId,
+      pageSlug: page.pageSlug,
+      type,
+      eventId,
+      payload: payload ? JSON.stringify(payload) : null,
+    },
+  });
 }
 
 /** An `ephemeral` live event, in a transaction of its own. */
 export async function addEphemeralLiveEvent(db: Db, page: Page, payload: Record<string, unknown>): Promise<void> {
-  await addLiveEvents(db, (tx) => tx.liveEvent.create({ data: { siteId: page.siteId, pageSlug: page.pageSlug, type: "ephemeral", payload: JSON.stringify(payload) } }));
+  await addLiveEvents(db, (tx) =>
+    tx.liveEvent.create({
+      data: { siteId: page.siteId, pageSlug: page.pageSlug, type: "ephemeral", payload: JSON.stringify(payload) },
+    }),
+  );
 }

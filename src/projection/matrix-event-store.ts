@@ -8,6 +8,7 @@
 import { driverStatements, type Db, type Prisma, type Tx } from "../db/client.ts";
 import type { DriverStatements } from "../db/driver-statements.ts";
 import { eventRelation } from "./message-content.ts";
+import { REDACTION_REL } from "./relations.ts";
 import type { RoomEvent } from "./room-event.ts";
 
 /** "waiting" until applied; stays so while its room is not recorded. "failed": see ProjectionRepair. */
@@ -73,7 +74,10 @@ const APPLY_TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
 export async function applyOnce(db: Db, eventId: string, apply: (tx: Tx) => Promise<void>): Promise<boolean> {
   let ran = false;
   await db.$transaction(async (tx) => {
-    const { count } = await tx.matrixEvent.updateMany({ where: { eventId, status: { not: "applied" } }, data: { status: "applied" } });
+    const { count } = await tx.matrixEvent.updateMany({
+      where: { eventId, status: { not: "applied" } },
+      data: { status: "applied" },
+    });
     if (count !== 1) return;
     ran = true;
     await apply(tx);
@@ -81,13 +85,17 @@ export async function applyOnce(db: Db, eventId: string, apply: (tx: Tx) => Prom
   return ran;
 }
 
-
 /** The stored events matching `where`, in arrival (seq) order, read in batches. */
 export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput = {}): AsyncGenerator<RoomEvent> {
   const batch = 100;
   let after = 0;
   for (;;) {
-    const rows = await db.matrixEvent.findMany({ where: { ...where, seq: { gt: after } }, orderBy: { seq: "asc" }, take: batch, select: { seq: true, json: true } });
+    const rows = await db.matrixEvent.findMany({
+      where: { ...where, seq: { gt: after } },
+      orderBy: { seq: "asc" },
+      take: batch,
+      select: { seq: true, json: true },
+    });
     for (const row of rows) yield parse(row);
     if (rows.length < batch) return;
     after = rows.at(-1)!.seq;
@@ -96,12 +104,18 @@ export async function* storedEvents(db: Db, where: Prisma.MatrixEventWhereInput 
 
 /** The stored status of each of `eventIds` that is stored. */
 export async function storedStatuses(db: Db, eventIds: string[]): Promise<Map<string, EventStatus>> {
-  const rows = await db.matrixEvent.findMany({ where: { eventId: { in: eventIds } }, select: { eventId: true, status: true } });
+  const rows = await db.matrixEvent.findMany({
+    where: { eventId: { in: eventIds } },
+    select: { eventId: true, status: true },
+  });
   return new Map(rows.map((r) => [r.eventId, r.status as EventStatus]));
 }
 
 /** Where a stored event points (its relation as indexed), or null when it is not stored. */
-export async function storedRelation(reads: DriverStatements, eventId: string): Promise<{ relType: string | null; relatesTo: string | null } | null> {
+export async function storedRelation(
+  reads: DriverStatements,
+  eventId: string,
+): Promise<{ relType: string | null; relatesTo: string | null } | null> {
   return eventRow(reads, eventId);
 }
 
@@ -110,21 +124,24 @@ export async function loadEvent(reads: DriverStatements, eventId: string): Promi
   return row && parse(row);
 }
 
-const REDACTION = "m.redaction";
-
 /**
  * Stored events of the room relating to `eventId` by one of `relTypes`, and the redactions of it
  * and of them, each in arrival order: one statement (UNION drops the repeats of an event relating
  * to itself).
  */
-export async function relationsOf(reads: DriverStatements, roomId: string, eventId: string, relTypes: readonly string[]): Promise<{ related: RoomEvent[]; redactions: RoomEvent[] }> {
+export async function relationsOf(
+  reads: DriverStatements,
+  roomId: string,
+  eventId: string,
+  relTypes: readonly string[],
+): Promise<{ related: RoomEvent[]; redactions: RoomEvent[] }> {
   const types = relTypes.map((_, i) => `$${i + 4}`).join(", ");
   const sql = `SELECT "seq", "relType", "json" FROM "MatrixEvent" WHERE "relatesTo" = $2 AND "roomId" = $1 AND ("relType" = $3 OR "relType" IN (${types}))
   UNION SELECT r."seq", r."relType", r."json" FROM "MatrixEvent" e JOIN "MatrixEvent" r ON r."relatesTo" = e."eventId"
   WHERE e."relatesTo" = $2 AND e."roomId" = $1 AND e."relType" IN (${types}) AND r."roomId" = $1 AND r."relType" = $3
   ORDER BY "seq"`;
-  const rows = await reads.all<{ relType: string; json: string }>(sql, [roomId, eventId, REDACTION, ...relTypes]);
-  const of = (redactions: boolean) => rows.filter((r) => (r.relType === REDACTION) === redactions).map(parse);
+  const rows = await reads.all<{ relType: string; json: string }>(sql, [roomId, eventId, REDACTION_REL, ...relTypes]);
+  const of = (redactions: boolean) => rows.filter((r) => (r.relType === REDACTION_REL) === redactions).map(parse);
   return { related: of(false), redactions: of(true) };
 }
 
@@ -132,7 +149,7 @@ const REDACTIONS = `SELECT "json" FROM "MatrixEvent" WHERE "roomId" = $1 AND "re
 
 /** Every stored redaction of the room. */
 export async function roomRedactions(reads: DriverStatements, roomId: string): Promise<RoomEvent[]> {
-  return (await reads.all<{ json: string }>(REDACTIONS, [roomId, REDACTION])).map(parse);
+  return (await reads.all<{ json: string }>(REDACTIONS, [roomId, REDACTION_REL])).map(parse);
 }
 
 const NEWEST_STATE = `SELECT "json" FROM "MatrixEvent" WHERE "roomId" = $1 AND "type" = $2 AND "stateKey" = $3`;
@@ -145,8 +162,17 @@ const STATE_AT = `${NEWEST_STATE} AND ("originServerTs" < $4 OR ("originServerTs
  * or with `at` the one in force when that event was sent. Derived from the store, so it does not
  * depend on arrival order.
  */
-export async function stateEvent(reads: DriverStatements, roomId: string, type: string, stateKey: string, at?: RoomEvent): Promise<RoomEvent | null> {
-  const [row] = await reads.all<{ json: string }>(at ? STATE_AT : STATE, at ? [roomId, type, stateKey, at.origin_server_ts, at.event_id] : [roomId, type, stateKey]);
+export async function stateEvent(
+  reads: DriverStatements,
+  roomId: string,
+  type: string,
+  stateKey: string,
+  at?: RoomEvent,
+): Promise<RoomEvent | null> {
+  const [row] = await reads.all<{ json: string }>(
+    at ? STATE_AT : STATE,
+    at ? [roomId, type, stateKey, at.origin_server_ts, at.event_id] : [roomId, type, stateKey],
+  );
   return row ? parse(row) : null;
 }
 

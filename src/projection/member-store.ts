@@ -24,10 +24,19 @@ export async function saveMember(tx: Tx, roomId: string, userId: string, members
 
 /** The rooms the user has joined. */
 export async function joinedRoomIds(db: Db, userId: string): Promise<string[]> {
-  return (await db.roomMember.findMany({ where: { userId, membership: "join" }, select: { roomId: true } })).map((m) => m.roomId);
+  return (await db.roomMember.findMany({ where: { userId, membership: "join" }, select: { roomId: true } })).map(
+    (m) => m.roomId,
+  );
 }
 
 /** The display names the users have in the room (members only). */
-export function memberNames(db: Db, roomId: string, userIds: string[]): Promise<Array<{ userId: string; displayName: string | null }>> {
-  return db.roomMember.findMany({ where: { roomId, userId: { in: userIds } }, select: { userId: true, displayName: true } });
+export function memberNames(
+  db: Db,
+  roomId: string,
+  userIds: string[],
+): Promise<Array<{ userId: string; displayName: string | null }>> {
+  return db.roomMember.findMany({
+    where: { roomId, userId: { in: userIds } },
+    select: { userId: true, displayName: true },
+  });
 }

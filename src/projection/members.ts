@@ -6,6 +6,7 @@ import { stateEvent } from "./matrix-event-store.ts";
 import { memberRow, saveMember, type Membership, type Profile } from "./member-store.ts";
 import { announce, type PageContext } from "./page-context.ts";
 import { obj, str, type RoomEvent } from "./room-event.ts";
+import { EventType } from "../contract/matrix-vocabulary.ts";
 
 /** What a member event says; no event means not a member. */
 export function membershipOf(event: RoomEvent | null): Membership {
@@ -23,12 +24,13 @@ const sameProfile = (a: Profile, b: Profile) => a.displayName === b.displayName 
 
 export async function projectMember(page: PageContext, userId: string): Promise<void> {
   const { tx, room } = page;
-  const after = membershipOf(await stateEvent(page.reads, room.roomId, "m.room.member", userId));
+  const after = membershipOf(await stateEvent(page.reads, room.roomId, EventType.Member, userId));
   const before = await memberRow(tx, room.roomId, userId);
   if (before && before.membership === after.membership && sameProfile(before, after)) return;
   await saveMember(tx, room.roomId, userId, after);
   if (!page.live) return;
   for (const comment of await commentsBySender(tx, room, userId)) {
-    if (!sameProfile(shownProfile(before, comment), shownProfile(after, comment))) await announce(page, "message_updated", comment.eventId);
+    if (!sameProfile(shownProfile(before, comment), shownProfile(after, comment)))
+      await announce(page, "message_updated", comment.eventId);
   }
 }

@@ -1,26 +1,34 @@
 // Turning Matrix room events into the API's semantic types (pure).
+import type { MediaContent, MessageContent } from "../contract/message-content.ts";
 import { PROOF_KEY } from "../matrix/events.ts";
 import type { ProofBlock } from "../matrix/events.ts";
-import { EDIT_REL_TYPE, isEdit } from "./edits.ts";
+import { isEdit } from "./edits.ts";
+import { REDACTION_REL, STORED_REL_TYPES } from "./relations.ts";
 import { parsePoll, pollContent, POLL_START_TYPES } from "./polls.ts";
 import { num, obj, str, type RoomEvent } from "./room-event.ts";
+import { ContentKey, EventType, MsgType, RelType } from "../contract/matrix-vocabulary.ts";
 
 /** Re-exported: the appservice endpoint knows the event type by this module. */
 export type { RoomEvent };
 
-const MEDIA_KINDS: Record<string, string> = { "m.image": "image", "m.video": "video", "m.audio": "audio", "m.file": "file" };
+const MEDIA_KINDS: Record<string, MediaContent["kind"]> = {
+  [MsgType.Image]: "image",
+  [MsgType.Video]: "video",
+  [MsgType.Audio]: "audio",
+  [MsgType.File]: "file",
+};
 
 /** The typed `content` object of a Message, from one event's content (edits and redactions aside). */
-export function messageContent(event: RoomEvent): Record<string, unknown> {
+export function messageContent(event: RoomEvent): MessageContent {
   const c = event.content;
-  if (event.type === "m.room.encrypted") {
+  if (event.type === EventType.Encrypted) {
     return { type: "encrypted", algorithm: str(c.algorithm), sender_key: str(c.sender_key) };
   }
-  if (event.type === "m.sticker") return mediaContent("sticker", c);
+  if (event.type === EventType.Sticker) return mediaContent("sticker", c);
   const poll = parsePoll(event);
   if (poll) return pollContent(poll, []);
   const msgtype = str(c.msgtype);
-  if (msgtype === "m.text" || msgtype === "m.notice" || msgtype === "m.emote") {
+  if (msgtype === MsgType.Text || msgtype === MsgType.Notice || msgtype === MsgType.Emote) {
     return {
       type: "text",
       body: str(c.body) ?? "",
@@ -29,7 +37,7 @@ export function messageContent(event: RoomEvent): Record<string, unknown> {
     };
   }
   if (msgtype && MEDIA_KINDS[msgtype]) return mediaContent(MEDIA_KINDS[msgtype]!, c);
-  if (msgtype === "m.location") {
+  if (msgtype === MsgType.Location) {
     // MSC3488's location block is the structured form; geo_uri and body are its fallback.
     const block = obj(c["m.location"]) ?? obj(c["org.matrix.msc3488.location"]);
     const info = obj(c.info) ?? {};
@@ -43,7 +51,7 @@ export function messageContent(event: RoomEvent): Record<string, unknown> {
   return { type: "unknown", fallback: str(c.body), raw: withoutProof(c) };
 }
 
-function mediaContent(kind: string, c: Record<string, unknown>): Record<string, unknown> {
+function mediaContent(kind: MediaContent["kind"], c: Record<string, unknown>): MediaContent {
   const info = obj(c.info) ?? {};
   return {
     type: "media",
@@ -73,11 +81,11 @@ export interface Relations {
 }
 
 export function relationsOf(content: Record<string, unknown>): Relations {
-  const rel = obj(content["m.relates_to"]) ?? {};
-  const inReplyTo = str(obj(rel["m.in_reply_to"])?.event_id);
+  const rel = obj(content[ContentKey.RelatesTo]) ?? {};
+  const inReplyTo = str(obj(rel[ContentKey.InReplyTo])?.event_id);
   const target = str(rel.event_id);
   if (isEdit(content)) return { replyTo: null, threadRoot: null, replaces: target };
-  if (str(rel.rel_type) === "m.thread") {
+  if (str(rel.rel_type) === RelType.Thread) {
     return { replyTo: rel.is_falling_back === true ? null : inReplyTo, threadRoot: target, replaces: null };
   }
   return { replyTo: inReplyTo, threadRoot: null, replaces: null };
@@ -85,21 +93,19 @@ export function relationsOf(content: Record<string, unknown>): Relations {
 
 /** The relation the event store indexes an event by: what it points at, and how. */
 export interface EventRelation {
-  /** "m.replace", "m.annotation", "m.reference", "m.thread", or "m.redaction" for redactions. */
+  /** One of STORED_REL_TYPES, or REDACTION_REL for redactions (relations.ts). */
   relType: string;
   relatesTo: string;
 }
 
-const STORED_REL_TYPES: ReadonlySet<string> = new Set([EDIT_REL_TYPE, "m.annotation", "m.reference", "m.thread"]);
-
 /** Tolerates any shape: the store indexes events before they are checked. */
 export function eventRelation(event: Pick<RoomEvent, "type" | "content" | "redacts">): EventRelation | null {
   const content = obj(event.content) ?? {};
-  if (event.type === "m.room.redaction") {
+  if (event.type === EventType.Redaction) {
     const redacted = str(content.redacts) ?? str(event.redacts);
-    return redacted ? { relType: "m.redaction", relatesTo: redacted } : null;
+    return redacted ? { relType: REDACTION_REL, relatesTo: redacted } : null;
   }
-  const rel = obj(content["m.relates_to"]);
+  const rel = obj(content[ContentKey.RelatesTo]);
   const relType = str(rel?.rel_type);
   const relatesTo = str(rel?.event_id);
   return relType && relatesTo && STORED_REL_TYPES.has(relType) ? { relType, relatesTo } : null;
@@ -113,7 +119,12 @@ export function proofOf(content: Record<string, unknown>): ProofBlock | null {
   return fields.every((f) => typeof p[f] === "string") ? (p as unknown as ProofBlock) : null;
 }
 
-const COMMENT_TYPES: ReadonlySet<string> = new Set(["m.room.message", "m.sticker", "m.room.encrypted", ...POLL_START_TYPES]);
+const COMMENT_TYPES: ReadonlySet<string> = new Set([
+  EventType.Message,
+  EventType.Sticker,
+  EventType.Encrypted,
+  ...POLL_START_TYPES,
+]);
 
 /** Events that are comments: messages, stickers, polls and (undecryptable) encrypted messages; edits are not. */
 export const isCommentEvent = (event: RoomEvent): boolean =>

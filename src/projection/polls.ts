@@ -1,10 +1,12 @@
 // Polls (MSC3381, unstable and stable shapes): the start event's question and answers, and the
 // tally of the votes relating to it (pure).
+import type { PollContent } from "../contract/message-content.ts";
 import { byTimeline, obj, str, type RoomEvent } from "./room-event.ts";
+import { EventType } from "../contract/matrix-vocabulary.ts";
 
-const UNSTABLE_START = "org.matrix.msc3381.poll.start";
-export const POLL_START_TYPES: readonly string[] = [UNSTABLE_START, "m.poll.start"];
-const POLL_RESPONSE_TYPES: ReadonlySet<string> = new Set(["m.poll.response", "org.matrix.msc3381.poll.response"]);
+const UNSTABLE_START = EventType.PollStartUnstable;
+export const POLL_START_TYPES: readonly string[] = [UNSTABLE_START, EventType.PollStart];
+const POLL_RESPONSE_TYPES: ReadonlySet<string> = new Set([EventType.PollResponse, EventType.PollResponseUnstable]);
 
 export interface Poll {
   question: string;
@@ -18,7 +20,8 @@ export interface Poll {
  */
 export function parsePoll(event: RoomEvent): Poll | null {
   const c = event.content;
-  const starts = POLL_START_TYPES.includes(event.type) || (event.type === "m.room.message" && c.msgtype === UNSTABLE_START);
+  const starts =
+    POLL_START_TYPES.includes(event.type) || (event.type === EventType.Message && c.msgtype === UNSTABLE_START);
   const block = starts ? (obj(c["m.poll"]) ?? obj(c[UNSTABLE_START])) : null;
   if (!block) return null;
   const question = textOf(block.question);
@@ -75,6 +78,6 @@ export function tallyPoll(poll: Poll, events: RoomEvent[]): Array<{ option_index
 }
 
 /** The poll content variant with its current responses. */
-export function pollContent(poll: Poll, votes: RoomEvent[]): Record<string, unknown> {
+export function pollContent(poll: Poll, votes: RoomEvent[]): PollContent {
   return { type: "poll", question: poll.question, options: poll.options, responses: tallyPoll(poll, votes) };
 }

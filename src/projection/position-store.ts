@@ -15,8 +15,10 @@ export interface PlacedComment {
 }
 
 /** Whether comment a sorts before comment b in a page's list. */
-export const sortsBefore = (a: Pick<PlacedComment, "originServerTs" | "eventId">, b: Pick<PlacedComment, "originServerTs" | "eventId">): boolean =>
-  a.originServerTs < b.originServerTs || (a.originServerTs === b.originServerTs && a.eventId < b.eventId);
+export const sortsBefore = (
+  a: Pick<PlacedComment, "originServerTs" | "eventId">,
+  b: Pick<PlacedComment, "originServerTs" | "eventId">,
+): boolean => a.originServerTs < b.originServerTs || (a.originServerTs === b.originServerTs && a.eventId < b.eventId);
 
 /** Gives a new comment its place; call it once, in the transaction that creates its row. */
 export async function placeComment(tx: Tx, comment: PlacedComment): Promise<void> {
@@ -28,7 +30,11 @@ export async function placeComment(tx: Tx, comment: PlacedComment): Promise<void
     create: { ...page, count: 1 },
     update: { count: { increment: 1 } },
   });
-  const last = await tx.commentPosition.findFirst({ where: page, orderBy: { position: "desc" }, select: { eventId: true, originServerTs: true, position: true } });
+  const last = await tx.commentPosition.findFirst({
+    where: page,
+    orderBy: { position: "desc" },
+    select: { eventId: true, originServerTs: true, position: true },
+  });
   let position: number;
   if (!last || sortsBefore(last, comment)) {
     // The usual case: the newest comment goes at the end.
@@ -36,10 +42,16 @@ export async function placeComment(tx: Tx, comment: PlacedComment): Promise<void
   } else {
     const ts = comment.originServerTs;
     const before = await tx.commentPosition.count({
-      where: { ...page, OR: [{ originServerTs: { lt: ts } }, { originServerTs: ts, eventId: { lt: comment.eventId } }] },
+      where: {
+        ...page,
+        OR: [{ originServerTs: { lt: ts } }, { originServerTs: ts, eventId: { lt: comment.eventId } }],
+      },
     });
     position = before + 1;
-    await tx.commentPosition.updateMany({ where: { ...page, position: { gte: position } }, data: { position: { increment: 1 } } });
+    await tx.commentPosition.updateMany({
+      where: { ...page, position: { gte: position } },
+      data: { position: { increment: 1 } },
+    });
   }
   await tx.commentPosition.create({ data: { ...comment, position } });
 }
@@ -47,14 +59,25 @@ export async function placeComment(tx: Tx, comment: PlacedComment): Promise<void
 /** Renumbers a page from its Comment rows (after rows were removed, or for rows written in bulk). */
 export async function repositionPage(db: Db | Tx, siteId: string, pageSlug: string): Promise<void> {
   const page = { siteId, pageSlug };
-  const rows = await db.comment.findMany({ where: page, orderBy: [{ originServerTs: "asc" }, { eventId: "asc" }], select: { eventId: true, originServerTs: true } });
+  const rows = await db.comment.findMany({
+    where: page,
+    orderBy: [{ originServerTs: "asc" }, { eventId: "asc" }],
+    select: { eventId: true, originServerTs: true },
+  });
   await db.commentPosition.deleteMany({ where: page });
   const chunk = 1000;
   for (let i = 0; i < rows.length; i += chunk) {
-    await db.commentPosition.createMany({ data: rows.slice(i, i + chunk).map((r, j) => ({ ...page, ...r, position: i + j + 1 })) });
+    await db.commentPosition.createMany({
+      data: rows.slice(i, i + chunk).map((r, j) => ({ ...page, ...r, position: i + j + 1 })),
+    });
   }
   if (rows.length === 0) await db.pageCommentCount.deleteMany({ where: page });
-  else await db.pageCommentCount.upsert({ where: { siteId_pageSlug: page }, create: { ...page, count: rows.length }, update: { count: rows.length } });
+  else
+    await db.pageCommentCount.upsert({
+      where: { siteId_pageSlug: page },
+      create: { ...page, count: rows.length },
+      update: { count: rows.length },
+    });
 }
 
 /** Forgets every page of a site, or every page (a rebuild). */

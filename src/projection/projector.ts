@@ -17,6 +17,7 @@ import { applyOnce, storedEvents, storeEvent } from "./matrix-event-store.ts";
 import { malformation } from "./message-content.ts";
 import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
 import type { RoomEvent } from "./room-event.ts";
+import type { CommentChangeHook } from "./page-context.ts";
 import { projectedRoom, type ProjectedRoom } from "./room-store.ts";
 
 /**
@@ -26,7 +27,9 @@ import { projectedRoom, type ProjectedRoom } from "./room-store.ts";
 function databaseTrouble(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   if (typeof code === "string" && /^P(1\d{3}|2024|2028|2034)$/.test(code)) return true;
-  return /database is locked|SQLITE_BUSY|ECONNREFUSED|Connection terminated/i.test(String((err as Error)?.message ?? err));
+  return /database is locked|SQLITE_BUSY|ECONNREFUSED|Connection terminated/i.test(
+    String((err as Error)?.message ?? err),
+  );
 }
 
 export class Projector {
@@ -64,9 +67,13 @@ export class Projector {
         }
         // Each room looked up once, after its events were stored (a room recorded later replays them).
         const roomIds = [...new Set(pending.map((event) => event.room_id))];
-        const rooms = new Map(await Promise.all(roomIds.map(async (roomId) => [roomId, await projectedRoom(this.db, roomId)] as const)));
+        const rooms = new Map(
+          await Promise.all(roomIds.map(async (roomId) => [roomId, await projectedRoom(this.db, roomId)] as const)),
+        );
         const lanes = lanesOf(pending, (event) => laneKey(event.room_id, rooms.get(event.room_id)!));
-        await runLanes(lanes, PROJECTION_PAGE_LANES, async (event) => changes.add(await this.apply(event, rooms.get(event.room_id))));
+        await runLanes(lanes, PROJECTION_PAGE_LANES, async (event) =>
+          changes.add(await this.apply(event, rooms.get(event.room_id))),
+        );
       });
       for (const event of ephemeral) await ephemeralKind(event)?.apply(this.ephemeral, event);
     } finally {
@@ -90,7 +97,8 @@ export class Projector {
       changes.add(room ?? (spaceOf === null ? null : { siteId: spaceOf, pageSlug: null }));
       await this.serially(async () => {
         // Recorded before this replay was called: one lookup serves all its waiting events.
-        for await (const event of storedEvents(this.db, { roomId, status: "waiting" })) changes.add(await this.apply(event, projected));
+        for await (const event of storedEvents(this.db, { roomId, status: "waiting" }))
+          changes.add(await this.apply(event, projected));
       });
     } finally {
       await this.applied(changes.list());
@@ -102,7 +110,8 @@ export class Projector {
     const changes = new Changes();
     try {
       await this.serially(async () => {
-        for await (const event of storedEvents(this.db, { eventId, status: { not: "applied" } })) changes.add(await this.apply(event));
+        for await (const event of storedEvents(this.db, { eventId, status: { not: "applied" } }))
+          changes.add(await this.apply(event));
       });
     } finally {
       await this.applied(changes.list());
@@ -111,6 +120,8 @@ export class Projector {
 
   /** Called with each applied event's origin_server_ts (metrics: the projection lag). */
   onProjected: ((originServerTs: number) => void) | null = null;
+  /** Records comment changes in their applying transactions (webhooks: src/features/webhooks/); null: none. */
+  onCommentChanged: CommentChangeHook | null = null;
   /** A page room's tombstone was applied (the rooms feature adopts the successor); must not throw. */
   onRoomReplaced: ((roomId: string, successor: string) => void) | null = null;
 
@@ -136,7 +147,11 @@ export class Projector {
         await resolveRepair(tx, reads, event.event_id);
         const kind = (known.kind = roomEventKind(event));
         await kind?.inAnyRoom?.(tx, event);
-        if (room) await kind?.inPageRoom?.({ tx, reads, room, names: this.names, live: this.live }, event);
+        if (room)
+          await kind?.inPageRoom?.(
+            { tx, reads, room, names: this.names, live: this.live, commentChanged: this.onCommentChanged ?? undefined },
+            event,
+          );
       });
     } catch (err) {
       if (databaseTrouble(err)) throw err;
@@ -158,14 +173,19 @@ export class Projector {
 }
 
 /** An event's lane (apply-lanes.ts): its page, for a page room's event; else its room. */
-const laneKey = (roomId: string, { room }: ProjectedRoom): string => (room ? `page\u0000${room.siteId}\u0000${room.pageSlug}` : `room\u0000${roomId}`);
+const laneKey = (roomId: string, { room }: ProjectedRoom): string =>
+  room ? `page\u0000${room.siteId}\u0000${room.pageSlug}` : `room\u0000${roomId}`;
 
 /** The pages changed by a batch of applied events, each once. */
 class Changes {
   private readonly pages = new Map<string, PageChange>();
 
   add(change: PageChange | null): void {
-    if (change) this.pages.set(`${change.siteId}\u0000${change.pageSlug ?? ""}`, { siteId: change.siteId, pageSlug: change.pageSlug });
+    if (change)
+      this.pages.set(`${change.siteId}\u0000${change.pageSlug ?? ""}`, {
+        siteId: change.siteId,
+        pageSlug: change.pageSlug,
+      });
   }
 
   list(): PageChange[] {

@@ -20,5 +20,10 @@ export async function rebuildReadModel(db: Db, names: MatrixNames): Promise<Rebu
   for await (const event of storedEvents(db)) await projector.apply(event);
   const counts = await countByStatus(db);
   const count = (status: "applied" | "waiting" | "failed") => counts.get(status) ?? 0;
-  return { events: [...counts.values()].reduce((sum, n) => sum + n, 0), applied: count("applied"), waiting: count("waiting"), failed: count("failed") };
+  return {
+    events: [...counts.values()].reduce((sum, n) => sum + n, 0),
+    applied: count("applied"),
+    waiting: count("waiting"),
+    failed: count("failed"),
+  };
 }

@@ -12,7 +12,12 @@ function level(value: unknown): number | null {
  * `powerLevels` is the content of the m.room.power_levels in force when the redaction was sent;
  * with none known the homeserver's acceptance of the redaction is trusted.
  */
-export function redactionTakesEffect(redaction: RoomEvent, target: RoomEvent, powerLevels: Record<string, unknown> | null, botUserId: string): boolean {
+export function redactionTakesEffect(
+  redaction: RoomEvent,
+  target: RoomEvent,
+  powerLevels: Record<string, unknown> | null,
+  botUserId: string,
+): boolean {
   if (redaction.room_id !== target.room_id) return false;
   if (redaction.sender === target.sender || redaction.sender === botUserId || powerLevels === null) return true;
   const senderLevel = level(obj(powerLevels.users)?.[redaction.sender]) ?? level(powerLevels.users_default) ?? 0;

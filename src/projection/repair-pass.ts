@@ -1,11 +1,10 @@
 // The automatic retries of projection repairs: each pending repair whose retry is due is applied
 // again from the event store; a repair whose event is not stored (a rejected entry) has nothing
 // to retry and becomes manual.
+import { PASS_INTERVALS_MS } from "../config/limits.ts";
 import type { Db } from "../db/client.ts";
 import { PeriodicPass } from "../cluster/periodic-pass.ts";
 import { dueRepairs, manualIfUnstored } from "./repair-store.ts";
-
-export const REPAIR_PASS_INTERVAL_MS = 60_000;
 
 export class RepairPass {
   private readonly pass = new PeriodicPass(() => this.retryDue());
@@ -18,7 +17,7 @@ export class RepairPass {
     private readonly log: (message: string) => void,
   ) {}
 
-  start(intervalMs = REPAIR_PASS_INTERVAL_MS): void {
+  start(intervalMs = PASS_INTERVALS_MS.repairs): void {
     this.pass.start(intervalMs);
   }
 

@@ -16,12 +16,22 @@ export const REPAIR_STATES = ["pending", "manual", "resolved"] as const;
 export async function recordFailure(db: Db, event: RoomEvent, reason: string, now = new Date()): Promise<void> {
   const attempts = ((await findRepair(db, event.event_id))?.attempts ?? 0) + 1;
   const wait = REPAIR_RETRY_SCHEDULE_MS[attempts - 1];
-  const schedule = wait === undefined ? { status: "manual", nextRetryAt: null } : { status: "pending", nextRetryAt: new Date(now.getTime() + wait) };
+  const schedule =
+    wait === undefined
+      ? { status: "manual", nextRetryAt: null }
+      : { status: "pending", nextRetryAt: new Date(now.getTime() + wait) };
   await db.$transaction([
     db.matrixEvent.update({ where: { eventId: event.event_id }, data: { status: "failed" } }),
     db.projectionRepair.upsert({
       where: { targetEventId: event.event_id },
-      create: { targetEventId: event.event_id, roomId: event.room_id, eventType: typeof event.type === "string" ? event.type : null, reason, attempts, ...schedule },
+      create: {
+        targetEventId: event.event_id,
+        roomId: event.room_id,
+        eventType: typeof event.type === "string" ? event.type : null,
+        reason,
+        attempts,
+        ...schedule,
+      },
       update: { reason, attempts, ...schedule },
     }),
   ]);
@@ -33,7 +43,11 @@ export function findRepair(db: Db, targetEventId: string) {
 
 /** Pending repairs whose retry is due. */
 export function dueRepairs(db: Db, now: Date) {
-  return db.projectionRepair.findMany({ where: { status: "pending", nextRetryAt: { lte: now } }, orderBy: { nextRetryAt: "asc" }, take: 100 });
+  return db.projectionRepair.findMany({
+    where: { status: "pending", nextRetryAt: { lte: now } },
+    orderBy: { nextRetryAt: "asc" },
+    take: 100,
+  });
 }
 
 /** An operator's retry: the repair is pending and due now; null when there is none. */
@@ -42,10 +56,20 @@ export async function requeueRepair(db: Db, targetEventId: string, now: Date): P
 }
 
 /** One page of repairs (optionally of one status), oldest first; and their total. */
-export async function listRepairs(db: Db, page: number, perPage: number, status: string | null): Promise<{ rows: RepairRow[]; total: number }> {
+export async function listRepairs(
+  db: Db,
+  page: number,
+  perPage: number,
+  status: string | null,
+): Promise<{ rows: RepairRow[]; total: number }> {
   const where = status === null ? {} : { status };
   const [rows, total] = await Promise.all([
-    db.projectionRepair.findMany({ where, orderBy: [{ createdAt: "asc" }, { targetEventId: "asc" }], skip: (page - 1) * perPage, take: perPage }),
+    db.projectionRepair.findMany({
+      where,
+      orderBy: [{ createdAt: "asc" }, { targetEventId: "asc" }],
+      skip: (page - 1) * perPage,
+      take: perPage,
+    }),
     db.projectionRepair.count({ where }),
   ]);
   return { rows, total };
@@ -59,7 +83,10 @@ const UNRESOLVED = `SELECT 1 AS "found" FROM "ProjectionRepair" WHERE "targetEve
  */
 export async function resolveRepair(tx: Tx, reads: DriverStatements, eventId: string): Promise<void> {
   if ((await reads.all(UNRESOLVED, [eventId])).length === 0) return;
-  await tx.projectionRepair.updateMany({ where: { targetEventId: eventId, status: { not: "resolved" } }, data: { status: "resolved", nextRetryAt: null } });
+  await tx.projectionRepair.updateMany({
+    where: { targetEventId: eventId, status: { not: "resolved" } },
+    data: { status: "resolved", nextRetryAt: null },
+  });
 }
 
 /**
@@ -67,7 +94,12 @@ export async function resolveRepair(tx: Tx, reads: DriverStatements, eventId: st
  * malformed ephemeral data) under `key`, its event id or its place in the transaction: for
  * manual attention, as there is nothing to retry.
  */
-export async function recordRejected(db: Db, key: string, entry: { roomId: string | null; type: string | null }, reason: string): Promise<void> {
+export async function recordRejected(
+  db: Db,
+  key: string,
+  entry: { roomId: string | null; type: string | null },
+  reason: string,
+): Promise<void> {
   await db.projectionRepair.upsert({
     where: { targetEventId: key },
     create: { targetEventId: key, roomId: entry.roomId, eventType: entry.type, reason, status: "manual" },

@@ -8,7 +8,8 @@ export async function applyRoomState(db: Db | Tx, event: RoomEvent): Promise<voi
   const key = { roomId: event.room_id, type: event.type, stateKey: event.state_key ?? "" };
   const ts = BigInt(Math.trunc(event.origin_server_ts ?? 0));
   const current = await db.roomState.findUnique({ where: { roomId_type_stateKey: key } });
-  if (current && (current.originServerTs > ts || (current.originServerTs === ts && current.eventId >= event.event_id))) return;
+  if (current && (current.originServerTs > ts || (current.originServerTs === ts && current.eventId >= event.event_id)))
+    return;
   const data = { eventId: event.event_id, originServerTs: ts, content: JSON.stringify(event.content ?? {}) };
   await db.roomState.upsert({ where: { roomId_type_stateKey: key }, create: { ...key, ...data }, update: data });
 }

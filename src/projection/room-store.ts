@@ -33,11 +33,18 @@ export async function projectedRoom(db: Db, roomId: string): Promise<ProjectedRo
 
 /** The room a page's comments go to now. */
 export async function activeRoomId(db: Db, siteId: string, pageSlug: string): Promise<string | null> {
-  return (await db.room.findFirst({ where: { siteId, pageSlug, state: "active" }, select: { roomId: true } }))?.roomId ?? null;
+  return (
+    (await db.room.findFirst({ where: { siteId, pageSlug, state: "active" }, select: { roomId: true } }))?.roomId ??
+    null
+  );
 }
 
 /** Every room a page has had (an upgrade or retirement leaves older ones), newest first. */
 export async function pageRoomIds(db: Db, siteId: string, pageSlug: string): Promise<string[]> {
-  const rooms = await db.room.findMany({ where: { siteId, pageSlug }, orderBy: { createdAt: "desc" }, select: { roomId: true } });
+  const rooms = await db.room.findMany({
+    where: { siteId, pageSlug },
+    orderBy: { createdAt: "desc" },
+    select: { roomId: true },
+  });
   return rooms.map((r) => r.roomId);
 }

@@ -4,6 +4,7 @@
 // the homeserver would then retry forever while projection stalls.
 import type { RoomEvent } from "./room-event.ts";
 import type { EphemeralEvent } from "./ephemeral.ts";
+import { EventType } from "../contract/matrix-vocabulary.ts";
 
 /**
  * Nesting a pushed entry may have. Far beyond any real event (homeservers parse recursively too),
@@ -42,7 +43,8 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 
 function roomEventProblem(entry: unknown): string | null {
   if (!isObject(entry)) return "not an event object";
-  if (typeof entry.event_id !== "string" || typeof entry.room_id !== "string") return "event_id or room_id is not a string";
+  if (typeof entry.event_id !== "string" || typeof entry.room_id !== "string")
+    return "event_id or room_id is not a string";
   return nestsDeeperThan(entry, MAX_ENTRY_DEPTH) ? `nested deeper than ${MAX_ENTRY_DEPTH} levels` : null;
 }
 
@@ -53,9 +55,13 @@ function ephemeralProblem(entry: unknown): string | null {
   if (entry.content !== undefined && !isObject(entry.content)) return "content is not an object";
   if (nestsDeeperThan(entry, MAX_ENTRY_DEPTH)) return `nested deeper than ${MAX_ENTRY_DEPTH} levels`;
   const content = entry.content ?? {};
-  if (entry.type === "m.presence" && typeof entry.sender !== "string") return "m.presence sender is not a string";
-  if (entry.type === "m.typing" && content.user_ids !== undefined && !Array.isArray(content.user_ids)) return "m.typing user_ids is not a list";
-  if (entry.type === "m.receipt" && !Object.values(content).every((byType) => isObject(byType) && Object.values(byType).every(isObject))) {
+  if (entry.type === EventType.Presence && typeof entry.sender !== "string") return "m.presence sender is not a string";
+  if (entry.type === EventType.Typing && content.user_ids !== undefined && !Array.isArray(content.user_ids))
+    return "m.typing user_ids is not a list";
+  if (
+    entry.type === EventType.Receipt &&
+    !Object.values(content).every((byType) => isObject(byType) && Object.values(byType).every(isObject))
+  ) {
     return "m.receipt content is not a map of event ids to receipt types to users";
   }
   return null;
@@ -66,7 +72,12 @@ export function transactionEntries(txnId: string, body: unknown): TransactionEnt
   const txn = isObject(body) ? body : {};
   const pushed = txn.ephemeral ?? txn["de.sorunome.msc2409.ephemeral"];
   const result: TransactionEntries = { events: [], ephemeral: [], rejected: [] };
-  const sort = <T>(section: "events" | "ephemeral", list: unknown, problemOf: (entry: unknown) => string | null, keep: T[]) => {
+  const sort = <T>(
+    section: "events" | "ephemeral",
+    list: unknown,
+    problemOf: (entry: unknown) => string | null,
+    keep: T[],
+  ) => {
     (Array.isArray(list) ? list : []).forEach((entry, i) => {
       const reason = problemOf(entry);
       if (reason === null) {
@@ -75,7 +86,12 @@ export function transactionEntries(txnId: string, body: unknown): TransactionEnt
       }
       const fields = isObject(entry) ? entry : {};
       const eventId = section === "events" ? text(fields.event_id) : null;
-      result.rejected.push({ key: eventId ?? `${txnId}/${section}/${i}`, roomId: text(fields.room_id), type: text(fields.type), reason: `${section} entry: ${reason}` });
+      result.rejected.push({
+        key: eventId ?? `${txnId}/${section}/${i}`,
+        roomId: text(fields.room_id),
+        type: text(fields.type),
+        reason: `${section} entry: ${reason}`,
+      });
     });
   };
   sort("events", txn.events, roomEventProblem, result.events);

@@ -2,7 +2,11 @@
 import type { Db } from "../db/client.ts";
 
 export async function setTyping(db: Db, roomId: string, userIds: string[]): Promise<void> {
-  await db.roomTyping.upsert({ where: { roomId }, create: { roomId, userIds: JSON.stringify(userIds) }, update: { userIds: JSON.stringify(userIds) } });
+  await db.roomTyping.upsert({
+    where: { roomId },
+    create: { roomId, userIds: JSON.stringify(userIds) },
+    update: { userIds: JSON.stringify(userIds) },
+  });
 }
 
 export async function typingUserIds(db: Db, roomId: string): Promise<string[]> {

@@ -10,6 +10,12 @@ export async function virtualUserKey(reads: DriverStatements, userId: string): P
   return (await reads.all<{ publicKey: string }>(KEY, [userId]))[0]?.publicKey ?? null;
 }
 
-export function virtualUsers(db: Db, userIds: string[]): Promise<Array<{ userId: string; publicKey: string; displayName: string | null }>> {
-  return db.virtualUser.findMany({ where: { userId: { in: userIds } }, select: { userId: true, publicKey: true, displayName: true } });
+export function virtualUsers(
+  db: Db,
+  userIds: string[],
+): Promise<Array<{ userId: string; publicKey: string; displayName: string | null }>> {
+  return db.virtualUser.findMany({
+    where: { userId: { in: userIds } },
+    select: { userId: true, publicKey: true, displayName: true },
+  });
 }

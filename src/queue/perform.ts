@@ -20,7 +20,11 @@ export interface SubmissionProvisioning {
   forgetJoined(userId: string, roomId: string): boolean;
 }
 
-export function submissionPerformer(submissions: SubmissionStore, hs: Homeserver, provisioner: SubmissionProvisioning): SubmissionHandler {
+export function submissionPerformer(
+  submissions: SubmissionStore,
+  hs: Homeserver,
+  provisioner: SubmissionProvisioning,
+): SubmissionHandler {
   return async (submission: Submission): Promise<string | null> => {
     const { displayName, matrix } = JSON.parse(submission.payload) as SubmissionPayload;
     const [roomId, userId] = await Promise.all([
@@ -50,11 +54,26 @@ export function submissionPerformer(submissions: SubmissionStore, hs: Homeserver
 }
 
 /** The event an earlier attempt of this submission produced: from the projection, else the room's timeline. */
-async function earlierEvent(submissions: SubmissionStore, hs: Homeserver, submissionId: string, userId: string, roomId: string): Promise<string | null> {
-  return (await submissions.projectedEventId(submissionId)) ?? hs.findSubmissionEvent(userId, roomId, submissionId, RESEND_LOOKBACK_PAGES);
+async function earlierEvent(
+  submissions: SubmissionStore,
+  hs: Homeserver,
+  submissionId: string,
+  userId: string,
+  roomId: string,
+): Promise<string | null> {
+  return (
+    (await submissions.projectedEventId(submissionId)) ??
+    hs.findSubmissionEvent(userId, roomId, submissionId, RESEND_LOOKBACK_PAGES)
+  );
 }
 
-async function applyEffect(hs: Homeserver, userId: string, roomId: string, txnId: string, matrix: MatrixAction): Promise<string | null> {
+async function applyEffect(
+  hs: Homeserver,
+  userId: string,
+  roomId: string,
+  txnId: string,
+  matrix: MatrixAction,
+): Promise<string | null> {
   switch (matrix.action) {
     case "send":
       try {

@@ -21,7 +21,10 @@ import { SubmissionStore, type SentPosition, type SentSubmission } from "./submi
  * The submissions of a batch whose event the projection has not taken: not stored at all, or
  * stored and still waiting. A failed one was taken (and recorded for repair).
  */
-export function unprojected(batch: readonly SentSubmission[], statuses: ReadonlyMap<string, EventStatus>): SentSubmission[] {
+export function unprojected(
+  batch: readonly SentSubmission[],
+  statuses: ReadonlyMap<string, EventStatus>,
+): SentSubmission[] {
   return batch.filter((s) => {
     const status = statuses.get(s.eventId);
     return status === undefined || status === "waiting";
@@ -32,7 +35,11 @@ export function unprojected(batch: readonly SentSubmission[], statuses: Readonly
  * Where the next walk starts: past every submission of the batch (in its order) before the
  * first unresolved one, which is checked again next time, with all after it.
  */
-export function resumeAfter(batch: readonly SentSubmission[], unresolved: ReadonlySet<string>, from: SentPosition): SentPosition {
+export function resumeAfter(
+  batch: readonly SentSubmission[],
+  unresolved: ReadonlySet<string>,
+  from: SentPosition,
+): SentPosition {
   let position = from;
   for (const s of batch) {
     if (unresolved.has(s.id)) break;
@@ -80,7 +87,13 @@ export class ProjectionGapCheck implements BackgroundPass {
     for (;;) {
       const batch = await this.submissions.sentAfter(position, upTo, this.limits.batch);
       if (batch.length === 0) return filled;
-      const gaps = unprojected(batch, await storedStatuses(this.db, batch.map((s) => s.eventId)));
+      const gaps = unprojected(
+        batch,
+        await storedStatuses(
+          this.db,
+          batch.map((s) => s.eventId),
+        ),
+      );
       const unresolved = new Set<string>();
       const events: RoomEvent[] = [];
       for (const submission of gaps) {
@@ -109,7 +122,9 @@ export class ProjectionGapCheck implements BackgroundPass {
     for (const roomId of rooms) {
       try {
         const event = (await this.hs.getEvent(roomId, submission.eventId)) as unknown as RoomEvent;
-        this.log(`projection gaps: event ${submission.eventId} of submission ${submission.id} was not pushed; fetched from the homeserver`);
+        this.log(
+          `projection gaps: event ${submission.eventId} of submission ${submission.id} was not pushed; fetched from the homeserver`,
+        );
         return event;
       } catch (err) {
         const failure = classifyMatrixError(err);
@@ -119,7 +134,9 @@ export class ProjectionGapCheck implements BackgroundPass {
         }
       }
     }
-    this.log(`projection gaps: event ${submission.eventId} of submission ${submission.id} is in none of its page's rooms; skipped`);
+    this.log(
+      `projection gaps: event ${submission.eventId} of submission ${submission.id} is in none of its page's rooms; skipped`,
+    );
     return null;
   }
 }

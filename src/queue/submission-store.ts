@@ -99,7 +99,12 @@ export class SubmissionStore {
 
   /** Extends a claim's lease, if the claim still holds its row. */
   async renewLease(claim: Claim, leaseUntil: Date): Promise<void> {
-    await this.driver.run(`UPDATE "Submission" SET "leaseUntil" = $3, "updatedAt" = $4 WHERE ${HELD}`, [claim.id, claim.attempts, leaseUntil, new Date()]);
+    await this.driver.run(`UPDATE "Submission" SET "leaseUntil" = $3, "updatedAt" = $4 WHERE ${HELD}`, [
+      claim.id,
+      claim.attempts,
+      leaseUntil,
+      new Date(),
+    ]);
   }
 
   /** Records an outcome unless the claim was lost meanwhile; false when it was. */
@@ -107,7 +112,12 @@ export class SubmissionStore {
     // One statement text per outcome shape (sent, retried, failed), each prepared once.
     const columns = (Object.keys(outcome) as (keyof Outcome)[]).filter((column) => outcome[column] !== undefined);
     const set = [...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 3}`).join(", ");
-    const { count } = await this.driver.run(`UPDATE "Submission" SET ${set} WHERE ${HELD}`, [claim.id, claim.attempts, ...columns.map((c) => outcome[c]), new Date()]);
+    const { count } = await this.driver.run(`UPDATE "Submission" SET ${set} WHERE ${HELD}`, [
+      claim.id,
+      claim.attempts,
+      ...columns.map((c) => outcome[c]),
+      new Date(),
+    ]);
     return count > 0;
   }
 

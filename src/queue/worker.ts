@@ -111,7 +111,12 @@ export class QueueWorker {
   private async claimDue(now: Date): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const claimed = await this.submissions.claimLaneHeads(this.options.provider, now, new Date(now.getTime() + this.options.leaseMs), free);
+    const claimed = await this.submissions.claimLaneHeads(
+      this.options.provider,
+      now,
+      new Date(now.getTime() + this.options.leaseMs),
+      free,
+    );
     for (const submission of claimed) {
       const claim = { id: submission.id, attempts: submission.attempts };
       const done = this.perform(submission, claim).finally(() => {
@@ -147,7 +152,13 @@ export class QueueWorker {
       }
       try {
         const eventId = await handler(submission);
-        await this.record(claim, { status: "sent", eventId, leaseUntil: null, lastError: null, completedAt: new Date() });
+        await this.record(claim, {
+          status: "sent",
+          eventId,
+          leaseUntil: null,
+          lastError: null,
+          completedAt: new Date(),
+        });
         this.options.onOutcome?.("sent");
       } catch (err) {
         const failure = classifyMatrixError(err);
@@ -156,8 +167,14 @@ export class QueueWorker {
           return;
         }
         const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(submission.attempts, this.options.retryBaseMs));
-        this.options.log?.(`queue: submission ${submission.id} attempt ${submission.attempts} failed (${failure.message}); retrying in ${delay} ms`);
-        await this.record(claim, { leaseUntil: null, lastError: failure.message, nextAttemptAt: new Date(Date.now() + delay) });
+        this.options.log?.(
+          `queue: submission ${submission.id} attempt ${submission.attempts} failed (${failure.message}); retrying in ${delay} ms`,
+        );
+        await this.record(claim, {
+          leaseUntil: null,
+          lastError: failure.message,
+          nextAttemptAt: new Date(Date.now() + delay),
+        });
         this.options.onOutcome?.("retried");
       }
     } catch (err) {
@@ -174,6 +191,9 @@ export class QueueWorker {
 
   /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own). */
   private async record(claim: Claim, outcome: Outcome): Promise<void> {
-    if (!(await this.submissions.record(claim, outcome))) this.options.log?.(`queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`);
+    if (!(await this.submissions.record(claim, outcome)))
+      this.options.log?.(
+        `queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`,
+      );
   }
 }

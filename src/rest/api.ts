@@ -3,7 +3,15 @@
 import type { ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import {
+  execute,
+  parse,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Config } from "../config/config.ts";
@@ -21,6 +29,7 @@ import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { throwFirstError } from "./graphql-errors.ts";
 import { UploadSlots } from "./upload-slots.ts";
+import { ReadBodies } from "./read-bodies.ts";
 import { badlyEncodedPart } from "./request-target.ts";
 import { preAuthBudgets } from "./rate-limits.ts";
 import { buildLimiters, SSE_STREAMS_RETRY_AFTER_SECONDS, type Limiter, type RateLimitName } from "../config/limits.ts";
@@ -77,6 +86,7 @@ export class RestApi {
   /** How to end each open stream (graceful stop). */
   private readonly streamEnders = new Set<() => void>();
   private readonly uploads = new UploadSlots();
+  private readonly readBodies = new ReadBodies();
   /** One subscription per stream (page) shared by its SSE clients. */
   readonly feeds: SharedFeeds;
   /** Public reads whose routes declare `cache`, served from serialized bodies. */
@@ -90,7 +100,9 @@ export class RestApi {
     routes: Route[],
   ) {
     // Without an operator token the operator routes do not exist: their paths are unknown (404).
-    const served = services.config.security.operatorToken ? routes : routes.filter((route) => route.auth !== "operator");
+    const served = services.config.security.operatorToken
+      ? routes
+      : routes.filter((route) => route.auth !== "operator");
     this.router = new Router(served);
     this.limiters = buildLimiters(services.config.rateLimit, services.sharedRateLimits);
     this.reads = new CachedReads(services.config, services.signals, schema, served);
@@ -100,7 +112,8 @@ export class RestApi {
       const document = route.kind === "static" || route.kind === "binary" ? null : parse(route.document);
       if (document) {
         const errors = validate(schema, document);
-        if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid GraphQL document: ${errors[0]!.message}`);
+        if (errors.length > 0)
+          throw new Error(`route ${route.operationId}: invalid GraphQL document: ${errors[0]!.message}`);
         checkRouteOperation(schema, route, document);
       }
       this.prepared.set(route, {
@@ -108,8 +121,12 @@ export class RestApi {
         document,
         compiled: document && route.kind === "operation" && route.cache ? compiledRead(this.schema, document) : null,
         validateBody: route.body ? ajv.compile(route.body.schema) : null,
-        validateParams: route.params ? ajv.compile({ type: "object", properties: route.params, required: Object.keys(route.params) }) : null,
-        validateQuery: route.query ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required }) : null,
+        validateParams: route.params
+          ? ajv.compile({ type: "object", properties: route.params, required: Object.keys(route.params) })
+          : null,
+        validateQuery: route.query
+          ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required })
+          : null,
       });
     }
   }
@@ -131,7 +148,11 @@ export class RestApi {
    * limit or its credentials never makes the service read (and buffer) its body. It resolves
    * null when it has answered itself (413) or the client is gone.
    */
-  async handle(res: ServerResponse, head: RequestHead, readBody: (maxBytes?: number) => Promise<Buffer | null>): Promise<void> {
+  async handle(
+    res: ServerResponse,
+    head: RequestHead,
+    readBody: (maxBytes?: number) => Promise<Buffer | null>,
+  ): Promise<void> {
     const rawPath = head.target.split("?")[0]!;
     const headers = corsHeaders(head.headers);
     const match = this.router.match(head.method, rawPath);
@@ -151,42 +172,58 @@ export class RestApi {
         res.end();
         return;
       }
-      if (match.kind === "not-found") throw new DomainError("not-found", 404, `No route for ${head.method} ${rawPath}.`);
+      if (match.kind === "not-found")
+        throw new DomainError("not-found", 404, `No route for ${head.method} ${rawPath}.`);
       if (match.kind === "method-not-allowed") {
         headers.Allow = match.allowed.join(", ");
-        const hint = match.allowed.includes("QUERY") && head.method === "GET" ? " Use the QUERY method with a JSON body." : "";
-        throw new DomainError("method-not-allowed", 405, `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`);
+        const hint =
+          match.allowed.includes("QUERY") && head.method === "GET" ? " Use the QUERY method with a JSON body." : "";
+        throw new DomainError(
+          "method-not-allowed",
+          405,
+          `${head.method} is not allowed here; allowed: ${match.allowed.join(", ")}.${hint}`,
+        );
       }
       const prepared = this.prepared.get(match.route)!;
       (res as RoutedResponse)[ROUTE_ID] = match.route.operationId;
       await this.admit(prepared.route, head);
       // The claim token needs no body, so a wrong one is refused before the body is read.
-      if (prepared.route.auth === "claim") await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
+      if (prepared.route.auth === "claim")
+        await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
       // Parameters are checked before the body is read: a raw body's cap may depend on them.
       const target = this.readTarget(prepared, match.params, head);
       if (prepared.route.rawBody) {
         // Held until the response is done: the upload's bytes are in memory until then.
         res.once("close", this.uploads.take(head.clientIp));
-        await prepared.route.rawBody.admit?.(target, this.services.operations);
+        await prepared.route.rawBody.admit?.({ ...target, headers: head.headers }, this.services.operations);
       }
       const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
       if (!rawBody) return;
       const request: RequestInfo = { ...head, rawBody };
       const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
       // Site write auth may be HMAC over the body hash: after the body.
-      const checkedSite = prepared.route.auth === "site-write" ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request) : null;
+      const checkedSite =
+        prepared.route.auth === "site-write"
+          ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request)
+          : null;
       await this.spend(prepared.route.postAuthRateLimit, request);
-      const idempotency = prepared.route.idempotencyKey ? this.idempotencyScope(prepared.route, request, input.query) : null;
+      const idempotency = prepared.route.idempotencyKey
+        ? this.idempotencyScope(prepared.route, request, input.query)
+        : null;
       if (prepared.route.kind === "stream") {
         await this.stream(prepared, input, request, res, headers);
         return;
       }
       if (prepared.route.kind === "binary") {
-        const result = await prepared.route.respond(input, this.services.operations);
-        await sendStream(res, { ...headers, ...result.headers }, result.body);
+        const result = await prepared.route.respond(input, this.services.operations, this.services.mediaBase(request));
+        if (result.body === null) send(res, result.status ?? 200, { ...headers, ...result.headers }, undefined);
+        else await sendStream(res, { ...headers, ...result.headers }, result.body);
         return;
       }
-      const result = prepared.route.kind === "static" ? prepared.route.respond() : await this.run(prepared, input, request, idempotency, checkedSite);
+      const result =
+        prepared.route.kind === "static"
+          ? prepared.route.respond()
+          : await this.run(prepared, input, request, idempotency, checkedSite);
       if (result instanceof CachedRead) sendCached(res, headers, result);
       else send(res, result.status, { ...headers, ...result.headers }, result.body);
     } catch (err) {
@@ -210,7 +247,11 @@ export class RestApi {
     if (limiter && !(await limiter.take(request.clientIp, Date.now()))) throw rateLimited(limiter.retryAfterSeconds);
   }
 
-  private readTarget(prepared: Prepared, params: Record<string, string>, request: RequestHead): Pick<RouteInput, "params" | "query"> {
+  private readTarget(
+    prepared: Prepared,
+    params: Record<string, string>,
+    request: RequestHead,
+  ): Pick<RouteInput, "params" | "query"> {
     if (prepared.validateParams && !prepared.validateParams(params)) {
       throw validationError("Invalid path parameters.", fieldErrors(prepared.validateParams));
     }
@@ -218,27 +259,37 @@ export class RestApi {
     const search = request.target.indexOf("?");
     const sent = search < 0 ? {} : Object.fromEntries(new URLSearchParams(request.target.slice(search + 1)));
     const query = Object.fromEntries(Object.entries(sent).filter(([name]) => prepared.route.query?.properties[name]));
-    if (prepared.validateQuery && !prepared.validateQuery(query)) throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
+    if (prepared.validateQuery && !prepared.validateQuery(query))
+      throw validationError("Invalid query parameters.", fieldErrors(prepared.validateQuery));
     return { params, query };
   }
 
   /** The JSON body (a raw body reaches the operation as `request.rawBody` only). */
   private readJsonBody(prepared: Prepared, request: RequestInfo): Record<string, unknown> {
+    const { route } = prepared;
+    if (!route.body) return {};
     let body: Record<string, unknown> = {};
-    if (prepared.route.body) {
-      if (request.rawBody.length === 0) {
-        if (!prepared.route.body.optional) throw validationError("A JSON request body is required.");
-      } else {
-        const type = request.headers["content-type"] ?? "application/json";
-        if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-          throw new DomainError("unsupported-media-type", 415, "The request body must be application/json.");
-        }
-        const parsed = parseJsonBody(request.rawBody);
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw validationError("The request body must be a JSON object.");
-        body = parsed as Record<string, unknown>;
+    let remembered: string | null = null;
+    if (request.rawBody.length === 0) {
+      if (!route.body.optional) throw validationError("A JSON request body is required.");
+    } else {
+      const type = request.headers["content-type"] ?? "application/json";
+      if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+        throw new DomainError("unsupported-media-type", 415, "The request body must be application/json.");
       }
-      if (!prepared.validateBody!(body)) throw validationError("The request body is invalid.", fieldErrors(prepared.validateBody!));
+      // A cacheable read's body accepted before, byte for byte, is taken as it was.
+      remembered =
+        route.kind === "operation" && route.cache ? this.readBodies.key(route.operationId, request.rawBody) : null;
+      const known = remembered === null ? undefined : this.readBodies.get(remembered);
+      if (known) return known;
+      const parsed = parseJsonBody(request.rawBody);
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+        throw validationError("The request body must be a JSON object.");
+      body = parsed as Record<string, unknown>;
     }
+    if (!prepared.validateBody!(body))
+      throw validationError("The request body is invalid.", fieldErrors(prepared.validateBody!));
+    if (remembered !== null) this.readBodies.remember(remembered, body);
     return body;
   }
 
@@ -248,11 +299,18 @@ export class RestApi {
    */
   private idempotencyScope(route: Route, request: RequestInfo, query: Record<string, string>): IdempotencyScope {
     const header = request.headers["idempotency-key"];
-    if (header === undefined) throw new DomainError("idempotency-key-required", 400, "This request needs an Idempotency-Key header.");
+    if (header === undefined)
+      throw new DomainError("idempotency-key-required", 400, "This request needs an Idempotency-Key header.");
     const key = parseIdempotencyKey(header);
-    if (key === null) throw new DomainError("invalid-idempotency-key", 400, "Idempotency-Key must be 1-255 visible ASCII characters.");
+    if (key === null)
+      throw new DomainError("invalid-idempotency-key", 400, "Idempotency-Key must be 1-255 visible ASCII characters.");
     const fingerprint = route.rawBody
-      ? requestFingerprint(request.method, request.target.split("?")[0]!, request.rawBody, route.rawBody.fingerprintQuery.map((name) => `${name}=${JSON.stringify(query[name] ?? null)}`))
+      ? requestFingerprint(
+          request.method,
+          request.target.split("?")[0]!,
+          request.rawBody,
+          route.rawBody.fingerprintQuery.map((name) => `${name}=${JSON.stringify(query[name] ?? null)}`),
+        )
       : requestFingerprint(request.method, request.target, request.rawBody);
     return { key, fingerprint };
   }
@@ -268,14 +326,21 @@ export class RestApi {
     const mediaBase = this.services.mediaBase(request);
     // One context for the request's operations (a personalized read runs two).
     let shared: GraphQLContext | null = null;
-    const context = () => (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite));
+    const context = () =>
+      (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite));
     const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
       const compiled = document ? this.compiledOverlay(document) : prepared.compiled;
       let result = compiled ? await compiled.query(undefined, context(), variableValues) : null;
       // An error is answered as graphql-js words and shapes it (a read has no side effects to repeat).
-      if (!result || result.errors?.length) result = await execute({ schema: this.schema, document: document ?? prepared.document!, variableValues, contextValue: context() });
+      if (!result || result.errors?.length)
+        result = await execute({
+          schema: this.schema,
+          document: document ?? prepared.document!,
+          variableValues,
+          contextValue: context(),
+        });
       throwFirstError(result);
-      return result.data;
+      return result.data ?? {};
     };
     const variables = route.variables(input);
     if (route.cache) return this.reads.read(route, route.cache, variables, mediaBase, run);
@@ -293,7 +358,13 @@ export class RestApi {
    * that ends at the shared feed's position), then gets the frames of the one subscription
    * this instance runs for all clients of the same stream (src/sse/shared-feed.ts).
    */
-  private async stream(prepared: Prepared, input: RouteInput, request: RequestInfo, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  private async stream(
+    prepared: Prepared,
+    input: RouteInput,
+    request: RequestInfo,
+    res: ServerResponse,
+    headers: Record<string, string>,
+  ): Promise<void> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
     const { [route.resume.after]: after, ...shared } = route.variables(input);
     const resumeAfter = typeof after === "number" ? after : null;
@@ -301,7 +372,9 @@ export class RestApi {
     // The slot is checked and taken in one synchronous step, so concurrent connects cannot
     // overshoot the cap.
     if (this.openStreams >= this.services.config.rateLimit.sseMaxStreams) {
-      throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", { headers: { "Retry-After": String(SSE_STREAMS_RETRY_AFTER_SECONDS) } });
+      throw new DomainError("rate-limited", 429, "This instance has too many open event streams; retry later.", {
+        headers: { "Retry-After": String(SSE_STREAMS_RETRY_AFTER_SECONDS) },
+      });
     }
     this.openStreams++;
     let client: FeedClient | null = null;
@@ -348,7 +421,12 @@ export class RestApi {
         client.close();
         return;
       }
-      catchUp = await this.frames(prepared, { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until }, request, base);
+      catchUp = await this.frames(
+        prepared,
+        { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until },
+        request,
+        base,
+      );
       if (!open) return;
       writer = new SseWriter(res, headers, maxUnsent);
       for (let next = await catchUp.next(); !next.done && open; next = await catchUp.next()) {
@@ -368,7 +446,12 @@ export class RestApi {
    * A subscription's results as serialized SSE messages; `request` null for a shared feed, which
    * outlives any one request, so the base URL of its media URLs is given.
    */
-  private async frames(prepared: Prepared, variableValues: Record<string, unknown>, request: RequestInfo | null, mediaBase: string | null): Promise<AsyncIterator<Frame>> {
+  private async frames(
+    prepared: Prepared,
+    variableValues: Record<string, unknown>,
+    request: RequestInfo | null,
+    mediaBase: string | null,
+  ): Promise<AsyncIterator<Frame>> {
     const route = prepared.route as Extract<Route, { kind: "stream" }>;
     const contextValue = createContext(this.services.operations, request, mediaBase);
     const result = await subscribe({ schema: this.schema, document: prepared.document!, variableValues, contextValue });
@@ -389,7 +472,7 @@ export class RestApi {
             log(`sse: ${item.value.errors[0]!.message}`);
             continue;
           }
-          const frame = route.frame(item.value.data);
+          const frame = route.frame(item.value.data ?? {});
           return { done: false, value: { id: Number(frame.id), bytes: Buffer.from(sseMessage(frame.id, frame.data)) } };
         }
       },
@@ -427,7 +510,9 @@ function compiledRead(schema: GraphQLSchema, document: DocumentNode): CompiledQu
 /** CORS response headers for a request's Origin (echoed; no credentials). */
 export function corsHeaders(headers: Record<string, string | undefined>): Record<string, string> {
   const origin = headers.origin;
-  return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" } : {};
+  return origin
+    ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS, Vary: "Origin" }
+    : {};
 }
 
 export function requireOperator(token: string | null, request: RequestHead): void {
@@ -439,8 +524,18 @@ export function requireOperator(token: string | null, request: RequestHead): voi
 function fieldErrors(validate: ValidateFunction): FieldError[] {
   return (validate.errors ?? []).map((e) => {
     const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-    const field = e.keyword === "required" ? (e.params as { missingProperty: string }).missingProperty : e.keyword === "additionalProperties" ? (e.params as { additionalProperty: string }).additionalProperty : path || "(body)";
-    const message = e.keyword === "additionalProperties" ? "is not a known field" : e.keyword === "required" ? "is required" : (e.message ?? "is invalid");
+    const field =
+      e.keyword === "required"
+        ? (e.params as { missingProperty: string }).missingProperty
+        : e.keyword === "additionalProperties"
+          ? (e.params as { additionalProperty: string }).additionalProperty
+          : path || "(body)";
+    const message =
+      e.keyword === "additionalProperties"
+        ? "is not a known field"
+        : e.keyword === "required"
+          ? "is required"
+          : (e.message ?? "is invalid");
     return { field, message };
   });
 }
@@ -468,7 +563,12 @@ export function send(res: ServerResponse, status: number, headers: Record<string
     return;
   }
   const json = JSON.stringify(body);
-  res.writeHead(status, { ...headers, ...SAFE, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(json) });
+  res.writeHead(status, {
+    ...headers,
+    ...SAFE,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(json),
+  });
   res.end(json);
 }
 
@@ -487,13 +587,22 @@ async function sendStream(res: ServerResponse, headers: Record<string, string>, 
 
 /** A cached read's stored body, as is. */
 function sendCached(res: ServerResponse, headers: Record<string, string>, read: CachedRead): void {
-  res.writeHead(200, { ...headers, ...SAFE, "Content-Type": "application/json; charset=utf-8", "Content-Length": read.contentLength });
+  res.writeHead(200, {
+    ...headers,
+    ...SAFE,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": read.contentLength,
+  });
   res.end(read.body);
 }
 
 export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  res.writeHead(body.status, { ...headers, ...SAFE, "Content-Type": PROBLEM_CONTENT_TYPE, "Content-Length": Buffer.byteLength(json) });
+  res.writeHead(body.status, {
+    ...headers,
+    ...SAFE,
+    "Content-Type": PROBLEM_CONTENT_TYPE,
+    "Content-Length": Buffer.byteLength(json),
+  });
   res.end(json);
 }
-

@@ -8,11 +8,11 @@
 import { parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Config } from "../config/config.ts";
 import type { ClusterSignals } from "../cluster/signals.ts";
-import { CachedRead, ReadCache, type Generation, type ReadScope } from "./read-cache.ts";
-import type { OperationRoute, Route, RouteCache, RouteResult } from "./route.ts";
+import { ANY_PAGE, CachedRead, ReadCache, type Generation, type ReadScope } from "./read-cache.ts";
+import type { GraphQLData, OperationRoute, Route, RouteCache, RouteResult } from "./route.ts";
 
 /** Runs a GraphQL document (null: the route's own) with variables; resolves its data or throws its first error. */
-export type Execute = (document: DocumentNode | null, variables: Record<string, unknown>) => Promise<any>;
+export type Execute = (document: DocumentNode | null, variables: Record<string, unknown>) => Promise<GraphQLData>;
 
 export class CachedReads {
   readonly cache: ReadCache;
@@ -24,19 +24,15 @@ export class CachedReads {
   executions = 0;
   private readonly inflight = new Map<string, { since: Generation; read: Promise<CachedRead | RouteResult> }>();
 
-  constructor(
-    config: Config,
-    signals: ClusterSignals,
-    schema: GraphQLSchema,
-    routes: Route[],
-  ) {
+  constructor(config: Config, signals: ClusterSignals, schema: GraphQLSchema, routes: Route[]) {
     this.cache = new ReadCache(config.readCache, signals);
     for (const route of routes) {
       const personal = route.kind === "operation" ? route.cache?.personal : undefined;
       if (!personal) continue;
       const document = parse(personal.document);
       const errors = validate(schema, document);
-      if (errors.length > 0) throw new Error(`route ${route.operationId}: invalid overlay document: ${errors[0]!.message}`);
+      if (errors.length > 0)
+        throw new Error(`route ${route.operationId}: invalid overlay document: ${errors[0]!.message}`);
       this.overlays.set(route, document);
     }
   }
@@ -85,8 +81,17 @@ export class CachedReads {
   }
 
   /** Scopes are read from the variables siteId and pageSlug. */
-  private miss(route: OperationRoute, cache: RouteCache, key: string, variables: Record<string, unknown>, execute: Execute): Promise<CachedRead | RouteResult> {
-    const scope: ReadScope = { siteId: String(variables.siteId), pageSlug: cache.scope === "page" ? String(variables.pageSlug) : null };
+  private miss(
+    route: OperationRoute,
+    cache: RouteCache,
+    key: string,
+    variables: Record<string, unknown>,
+    execute: Execute,
+  ): Promise<CachedRead | RouteResult> {
+    const scope: ReadScope = {
+      siteId: String(variables.siteId),
+      pageSlug: cache.scope === "page" ? String(variables.pageSlug) : cache.scope === "pages" ? ANY_PAGE : null,
+    };
     const since = this.cache.generation(scope);
     const running = this.inflight.get(key);
     // Joining a read that started before a change would serve what the change replaced.
@@ -101,7 +106,14 @@ export class CachedReads {
     return read;
   }
 
-  private async execute(route: OperationRoute, key: string, scope: ReadScope, variables: Record<string, unknown>, execute: Execute, since: Generation): Promise<CachedRead | RouteResult> {
+  private async execute(
+    route: OperationRoute,
+    key: string,
+    scope: ReadScope,
+    variables: Record<string, unknown>,
+    execute: Execute,
+    since: Generation,
+  ): Promise<CachedRead | RouteResult> {
     this.executions++;
     const result = route.respond(await execute(null, variables));
     if (result.status !== 200 || result.headers) return result;

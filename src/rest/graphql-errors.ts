@@ -19,8 +19,14 @@ export function throwFirstError(result: ExecutionResult): void {
   if (variable) {
     const path = /at "([^"]+)"/.exec(first.message)?.[1] ?? variable[1]!;
     // An input object's fields are body fields: "input.maxSelections" is max_selections.
-    const field = path.split(".").slice(path.startsWith("input.") ? 1 : 0).map(snake).join(".");
-    throw validationError("A request value is out of range.", [{ field, message: first.message.replace(/^.*?; /, "") }]);
+    const field = path
+      .split(".")
+      .slice(path.startsWith("input.") ? 1 : 0)
+      .map(snake)
+      .join(".");
+    throw validationError("A request value is out of range.", [
+      { field, message: first.message.replace(/^.*?; /, "") },
+    ]);
   }
   throw first.originalError ?? first;
 }

@@ -2,10 +2,8 @@
 // no unpaired surrogates (escaped `\ud800` is valid JSON but not Unicode text, and would
 // fail later in Matrix or the database), finite numbers (1e400 parses as Infinity), and a
 // bounded depth.
+import { MAX_REQUEST_JSON_DEPTH } from "../config/limits.ts";
 import { validationError, type FieldError } from "../core/errors.ts";
-
-/** Deeper than any request body has reason to be. */
-export const MAX_JSON_DEPTH = 32;
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const LONE_SURROGATES = /\p{Surrogate}/gu;
@@ -38,14 +36,21 @@ export function findUnacceptable(root: unknown, surrogates = true): FieldError |
   const field = (path: string[]) => (path.length === 0 ? "(body)" : path.join("."));
   for (let item = pending.pop(); item; item = pending.pop()) {
     const { value, path } = item;
-    if (typeof value === "string" && surrogates && LONE_SURROGATE.test(value)) return { field: field(path), message: "is not well-formed Unicode (unpaired surrogate)" };
+    if (typeof value === "string" && surrogates && LONE_SURROGATE.test(value))
+      return { field: field(path), message: "is not well-formed Unicode (unpaired surrogate)" };
     if (typeof value === "number" && !Number.isFinite(value)) return { field: field(path), message: "is out of range" };
     if (typeof value !== "object" || value === null) continue;
-    if (path.length >= MAX_JSON_DEPTH) return { field: field(path), message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+    if (path.length >= MAX_REQUEST_JSON_DEPTH)
+      return { field: field(path), message: `nests deeper than ${MAX_REQUEST_JSON_DEPTH} levels` };
     const entries = Object.entries(value);
-    if (surrogates) for (const [key] of entries) {
-      if (LONE_SURROGATE.test(key)) return { field: field([...path, key.replace(LONE_SURROGATES, "\uFFFD")]), message: "has a name that is not well-formed Unicode (unpaired surrogate)" };
-    }
+    if (surrogates)
+      for (const [key] of entries) {
+        if (LONE_SURROGATE.test(key))
+          return {
+            field: field([...path, key.replace(LONE_SURROGATES, "\uFFFD")]),
+            message: "has a name that is not well-formed Unicode (unpaired surrogate)",
+          };
+      }
     // Reversed, so fields are checked in document order.
     for (const [key, child] of entries.reverse()) pending.push({ value: child, path: [...path, key] });
   }

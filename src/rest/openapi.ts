@@ -33,13 +33,17 @@ const TAGS: Record<string, string> = {
   Media: "The signed media proxy: the homeserver's media, as the signed URLs reads hand out.",
   Governance: "Site and page roles, claims and room upgrades.",
   Operator: "Operator administration (operator token).",
+  Feeds: "Atom feeds of a site's and a page's newest comments.",
+  Webhooks: "A site's signed webhook endpoints (Standard Webhooks) and their delivery log.",
+  Dashboard: "Signing in to dashboards with a Matrix account (OpenID); dashboards then use /graphql.",
 };
 
 const SECURITY_SCHEMES = {
   operatorToken: {
     type: "http",
     scheme: "bearer",
-    description: "The operator token (`security.operator_token`). Operator routes refuse requests without it with 403 invalid-operator-token (never 401).",
+    description:
+      "The operator token (`security.operator_token`). Operator routes refuse requests without it with 403 invalid-operator-token (never 401).",
   },
   claimToken: {
     type: "apiKey",
@@ -51,7 +55,8 @@ const SECURITY_SCHEMES = {
     type: "apiKey",
     in: "header",
     name: "X-Service-Timestamp",
-    description: "HMAC request signature, part 1: Unix time in whole seconds (decimal), within ±5 minutes of the service's clock. Always sent together with X-Service-Signature.",
+    description:
+      "HMAC request signature, part 1: Unix time in whole seconds (decimal), within ±5 minutes of the service's clock. Always sent together with X-Service-Signature.",
   },
   requestSignature: {
     type: "apiKey",
@@ -73,11 +78,14 @@ const SECURITY: Record<Auth, SecurityRequirementObject[]> = {
 
 const AUTH_NOTES: Record<Auth, string> = {
   public: "Public.",
-  "author-proof": "Author proof: author_public_key, author_signature and challenge_response in the body (in the query when the body is raw bytes).",
+  "author-proof":
+    "Author proof: author_public_key, author_signature and challenge_response in the body (in the query when the body is raw bytes).",
   "site-write":
-    "Site write auth: either no credential, with an `Origin` that is one of the site's allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require; each signature is accepted once (403 replayed-request-signature). A site registered through the API accepts no writes until it has verified an origin (403 site-not-verified), except, under `security.verification_policy = \"optional\"`, one with a server-generated id, which accepts writes from any Origin until it verifies one. Author proof in the body.",
-  operator: "Operator: Authorization: Bearer <operator token>. The route exists only when `security.operator_token` is set; without it every operator path is 404 not-found.",
-  claim: "Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.",
+    'Site write auth: either no credential, with an `Origin` that is one of the site\'s allowed origins (browser writes), or the HMAC request signature (X-Service-Timestamp + X-Service-Signature), which sites with a secret require; each signature is accepted once (403 replayed-request-signature). A site registered through the API accepts no writes until it has verified an origin (403 site-not-verified), except, under `security.verification_policy = "optional"`, one with a server-generated id, which accepts writes from any Origin until it verifies one. Author proof in the body.',
+  operator:
+    "Operator: Authorization: Bearer <operator token>. The route exists only when `security.operator_token` is set; without it every operator path is 404 not-found.",
+  claim:
+    "Claim: X-Service-Claim-Token: <the site's claim token>; missing or wrong (also once the site is retiring): 403 invalid-claim-token.",
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -95,7 +103,11 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** The document of `routes`; `components` are the schemas their `$ref`s name (every one must be there). */
-export function buildOpenApi(routes: Route[], components: Record<string, JSONSchema>, version: string): Record<string, unknown> {
+export function buildOpenApi(
+  routes: Route[],
+  components: Record<string, JSONSchema>,
+  version: string,
+): Record<string, unknown> {
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion("3.2.0")
     .addTitle("Matrix comment service")
@@ -108,7 +120,8 @@ export function buildOpenApi(routes: Route[], components: Record<string, JSONSch
     .addServer({ url: "/", description: "The service that serves this document." });
   for (const [name, schema] of Object.entries(components)) builder.addSchema(name, schema as never);
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurityScheme(name, scheme);
-  for (const tag of new Set(routes.map((r) => r.tag))) builder.addTag({ name: tag, ...(TAGS[tag] ? { description: TAGS[tag] } : {}) });
+  for (const tag of new Set(routes.map((r) => r.tag)))
+    builder.addTag({ name: tag, ...(TAGS[tag] ? { description: TAGS[tag] } : {}) });
   const paths = new Map<string, PathItemObject>();
   for (const route of routes) {
     const item = paths.get(route.path) ?? {};
@@ -118,12 +131,18 @@ export function buildOpenApi(routes: Route[], components: Record<string, JSONSch
   for (const [path, item] of paths) builder.addPath(path, item);
   const spec = builder.getSpec();
   const missing = referencedComponents(spec).filter((name) => !(name in components));
-  if (missing.length > 0) throw new Error(`The OpenAPI document refers to undeclared components: ${[...new Set(missing)].join(", ")}`);
+  if (missing.length > 0)
+    throw new Error(`The OpenAPI document refers to undeclared components: ${[...new Set(missing)].join(", ")}`);
   return spec as unknown as Record<string, unknown>;
 }
 
 function operation(route: Route): OperationObject {
-  const parameter = (where: "path" | "query", name: string, schema: JSONSchema, required: boolean): ParameterObject => ({
+  const parameter = (
+    where: "path" | "query",
+    name: string,
+    schema: JSONSchema,
+    required: boolean,
+  ): ParameterObject => ({
     name,
     in: where,
     required,
@@ -132,19 +151,28 @@ function operation(route: Route): OperationObject {
   });
   const parameters = [
     ...Object.entries(route.params ?? {}).map(([name, schema]) => parameter("path", name, schema, true)),
-    ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) => parameter("query", name, schema, route.query!.required.includes(name))),
+    ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) =>
+      parameter("query", name, schema, route.query!.required.includes(name)),
+    ),
   ];
   if (route.idempotencyKey) {
     parameters.push({
       name: "Idempotency-Key",
       in: "header",
       required: true,
-      description: "1-255 visible ASCII characters. Retries with the same key and request replay the first response (Idempotent-Replayed: true) for 24 hours.",
+      description:
+        "1-255 visible ASCII characters. Retries with the same key and request replay the first response (Idempotent-Replayed: true) for 24 hours.",
       schema: { type: "string" },
     });
   }
   if (route.kind === "stream") {
-    parameters.push({ name: "Last-Event-ID", in: "header", required: false, description: "Resume after this event id.", schema: { type: "string" } });
+    parameters.push({
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description: "Resume after this event id.",
+      schema: { type: "string" },
+    });
   }
   return {
     operationId: route.operationId,
@@ -154,14 +182,21 @@ function operation(route: Route): OperationObject {
     security: SECURITY[route.auth],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: !route.body.optional, content: { "application/json": { schema: route.body.schema as never } } } }
+      ? {
+          requestBody: {
+            required: !route.body.optional,
+            content: { "application/json": { schema: route.body.schema as never } },
+          },
+        }
       : {}),
     ...(route.rawBody
       ? {
           requestBody: {
             required: true,
             description: route.rawBody.description,
-            content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+            content: {
+              "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+            },
           },
         }
       : {}),
@@ -173,17 +208,36 @@ function successResponses(route: Route): ResponsesObject {
   const responses: ResponsesObject = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const headers: HeadersObject = {};
-    for (const [name, description] of Object.entries(response.headers ?? {})) headers[name] = { description, schema: { type: "string" } };
-    if (route.method === "QUERY") headers["Accept-Query"] = { description: "application/json", schema: { type: "string" } };
-    if (route.idempotencyKey) headers["Idempotent-Replayed"] = { description: "`true` when this is the replay of an earlier identical request.", schema: { const: "true" } };
+    for (const [name, description] of Object.entries(response.headers ?? {}))
+      headers[name] = { description, schema: { type: "string" } };
+    if (route.method === "QUERY")
+      headers["Accept-Query"] = { description: "application/json", schema: { type: "string" } };
+    if (route.idempotencyKey)
+      headers["Idempotent-Replayed"] = {
+        description: "`true` when this is the replay of an earlier identical request.",
+        schema: { const: "true" },
+      };
     const contentType = response.contentType ?? "application/json";
     // An event stream is described per event: each `data:` is the schema's JSON.
     const media =
       contentType === "text/event-stream"
-        ? { itemSchema: { type: "object", required: ["data"], properties: { id: { type: "string" }, data: { type: "string", contentMediaType: "application/json", contentSchema: response.schema } } } }
+        ? {
+            itemSchema: {
+              type: "object",
+              required: ["data"],
+              properties: {
+                id: { type: "string" },
+                data: { type: "string", contentMediaType: "application/json", contentSchema: response.schema },
+              },
+            },
+          }
         : { schema: response.schema };
     // A binary body is described by its media types alone (no schema: the bytes are not JSON).
-    const content = response.binary ? Object.fromEntries(response.binary.map((type) => [type, {}])) : response.schema ? { [contentType]: media as never } : null;
+    const content = response.binary
+      ? Object.fromEntries(response.binary.map((type) => [type, {}]))
+      : response.schema
+        ? { [contentType]: media as never }
+        : null;
     responses[status] = {
       description: response.description,
       ...(Object.keys(headers).length ? { headers } : {}),
@@ -200,7 +254,8 @@ function successResponses(route: Route): ResponsesObject {
  */
 function problemResponses(route: Route): ResponsesObject {
   const codes = new Map<number, Set<string>>();
-  const add = (status: number, ...names: string[]) => names.forEach((name) => (codes.get(status) ?? codes.set(status, new Set()).get(status)!).add(name));
+  const add = (status: number, ...names: string[]) =>
+    names.forEach((name) => (codes.get(status) ?? codes.set(status, new Set()).get(status)!).add(name));
   for (const [status, names] of Object.entries(route.problems)) add(Number(status), ...names);
   if (route.body) add(415, "unsupported-media-type");
   if (route.idempotencyKey) add(400, "idempotency-key-required", "invalid-idempotency-key");
@@ -214,7 +269,14 @@ function problemResponses(route: Route): ResponsesObject {
     add(404, "site-not-found");
   }
   if (route.auth === "site-write") {
-    add(403, "site-not-verified", "origin-not-allowed", "signature-required", "invalid-request-signature", "replayed-request-signature");
+    add(
+      403,
+      "site-not-verified",
+      "origin-not-allowed",
+      "signature-required",
+      "invalid-request-signature",
+      "replayed-request-signature",
+    );
     add(404, "site-not-found");
     add(410, "site-retired");
   }
@@ -229,8 +291,27 @@ function problemResponses(route: Route): ResponsesObject {
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? "Error"}: ${names.join(", ")}.`,
       "x-problem-codes": names,
-      ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left." } } } : {}),
-      ...(set.has("homeserver-unavailable") ? { headers: { "Retry-After": { schema: { type: "integer" }, description: `With homeserver-unavailable: ${HOMESERVER_RETRY_AFTER_SECONDS} seconds, a constant.` } } } : {}),
+      ...(status === 429
+        ? {
+            headers: {
+              "Retry-After": {
+                schema: { type: "integer" },
+                description:
+                  "The budget's fixed window in seconds: 3600 for hourly budgets, 60 for per-minute ones (claim-token attempts, operator API). A constant, not the time left.",
+              },
+            },
+          }
+        : {}),
+      ...(set.has("homeserver-unavailable")
+        ? {
+            headers: {
+              "Retry-After": {
+                schema: { type: "integer" },
+                description: `With homeserver-unavailable: ${HOMESERVER_RETRY_AFTER_SECONDS} seconds, a constant.`,
+              },
+            },
+          }
+        : {}),
       content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }

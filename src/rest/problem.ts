@@ -33,7 +33,12 @@ const TITLES: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-export function problem(code: string, status: number, detail: string, extra: { errors?: FieldError[]; instance?: string } = {}): Problem {
+export function problem(
+  code: string,
+  status: number,
+  detail: string,
+  extra: { errors?: FieldError[]; instance?: string } = {},
+): Problem {
   return {
     type: PROBLEM_TYPE_BASE + code,
     title: TITLES[status] ?? "Error",
@@ -80,5 +85,9 @@ export function toProblem(err: unknown, instance?: string): ProblemResponse & { 
       unexpected: failure === "refused",
     };
   }
-  return { problem: problem("internal-error", 500, "The service failed to handle this request.", { instance }), headers: {}, unexpected: true };
+  return {
+    problem: problem("internal-error", 500, "The service failed to handle this request.", { instance }),
+    headers: {},
+    unexpected: true,
+  };
 }

@@ -16,7 +16,8 @@ interface RouteBudgets {
  * operator budget, so missing, invalid and valid credentials alike count), then its own group's.
  */
 export function preAuthBudgets(route: Omit<RouteBudgets, "postAuthRateLimit">): RateLimitName[] {
-  const names: RateLimitName[] = route.auth === "claim" ? ["claimToken"] : route.auth === "operator" ? ["operator"] : [];
+  const names: RateLimitName[] =
+    route.auth === "claim" ? ["claimToken"] : route.auth === "operator" ? ["operator"] : [];
   if (route.rateLimit && !names.includes(route.rateLimit)) names.push(route.rateLimit);
   return names;
 }

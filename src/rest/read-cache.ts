@@ -6,12 +6,15 @@
 // used first out.
 import type { ClusterSignals, PageChange } from "../cluster/signals.ts";
 
-/** What a cached read depends on: its page, or its site (site-level reads). */
+/** What a cached read depends on: its page, its site (site-level reads), or any page of its site. */
 export interface ReadScope {
   siteId: string;
-  /** null for a site-level read. */
+  /** null for a site-level read; ANY_PAGE for a read over many of the site's pages. */
   pageSlug: string | null;
 }
+
+/** The page slug of a read over many pages of a site (page counts): every page's change drops it. No slug contains NUL. */
+export const ANY_PAGE = "\u0000any-page";
 
 export class CachedRead {
   constructor(
@@ -133,10 +136,16 @@ export class ReadCache {
   /** Drops what a change makes stale: a page's entries, or with pageSlug null every entry of the site. */
   drop(change: PageChange): void {
     if (change.pageSlug === null) this.siteChanges[slot(change.siteId)]!++;
-    else this.pageChanges[slot(`${change.siteId}\u0000${change.pageSlug}`)]!++;
+    else {
+      this.pageChanges[slot(`${change.siteId}\u0000${change.pageSlug}`)]!++;
+      this.pageChanges[slot(`${change.siteId}\u0000${ANY_PAGE}`)]!++;
+    }
     const keys = this.scopes.get(change.siteId);
     if (!keys) return;
-    const sets = change.pageSlug === null ? [...keys.values()] : [keys.get(change.pageSlug)].filter((s) => s !== undefined);
+    const sets =
+      change.pageSlug === null
+        ? [...keys.values()]
+        : [keys.get(change.pageSlug), keys.get(ANY_PAGE)].filter((s) => s !== undefined);
     for (const set of sets) for (const key of [...set]) this.remove(this.entries.get(key)!);
   }
 

@@ -22,7 +22,12 @@ export interface Refusal {
  * the response is ended (and the connection closed) only when the upload has ended or the
  * ceiling is reached.
  */
-export function readBody(req: IncomingMessage, res: ServerResponse, limit: number, refuse: () => Refusal): Promise<Buffer | null> {
+export function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  refuse: () => Refusal,
+): Promise<Buffer | null> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -34,7 +39,11 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
     const answer = () => {
       if (res.headersSent) return;
       const refusal = refuse();
-      res.writeHead(refusal.status, { ...refusal.headers, Connection: "close", "Content-Length": String(Buffer.byteLength(refusal.body)) });
+      res.writeHead(refusal.status, {
+        ...refusal.headers,
+        Connection: "close",
+        "Content-Length": String(Buffer.byteLength(refusal.body)),
+      });
       res.write(refusal.body);
     };
     const settle = (body: Buffer | null) => {

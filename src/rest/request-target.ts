@@ -21,7 +21,8 @@ export function badlyEncodedPart(target: string): FieldError | null {
   if (queryStart < 0) return null;
   for (const pair of target.slice(queryStart + 1).split("&")) {
     const [name = "", value = ""] = pair.replace(/\+/g, " ").split(/=(.*)/s);
-    if (!decodes(name) || !decodes(value)) return { field: decodes(name) ? name : "(query)", message: "is not valid percent-encoded UTF-8" };
+    if (!decodes(name) || !decodes(value))
+      return { field: decodes(name) ? name : "(query)", message: "is not valid percent-encoded UTF-8" };
   }
   return null;
 }

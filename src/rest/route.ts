@@ -23,10 +23,14 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "QUERY";
 export type Auth = "public" | "author-proof" | "site-write" | "operator" | "claim";
 
 /** A request body's TypeScript type, derived from its JSON Schema (the schema is the one source). */
-export type BodyOf<S> = 0 extends 1 & S ? Record<string, any> : S extends TypedSchema ? FromSchema<S> : Record<string, any>;
+export type BodyOf<S> = 0 extends 1 & S
+  ? Record<string, unknown>
+  : S extends TypedSchema
+    ? FromSchema<S>
+    : Record<string, unknown>;
 
 /** What a route's operation gets: path and query parameters, the validated body (defaults applied), headers. */
-export interface RouteInput<Body = Record<string, any>> {
+export interface RouteInput<Body = Record<string, unknown>> {
   params: Record<string, string>;
   query: Record<string, string>;
   body: Body;
@@ -67,7 +71,16 @@ interface RouteBase {
   /** Whether the Idempotency-Key header is required. */
   idempotencyKey?: boolean;
   /** Successful responses: status → description and schema (or content type for streams). */
-  responses: Record<number, { description: string; schema?: JSONSchema; contentType?: string; headers?: Record<string, string>; binary?: readonly string[] }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: JSONSchema;
+      contentType?: string;
+      headers?: Record<string, string>;
+      binary?: readonly string[];
+    }
+  >;
   /** Error statuses this route can answer, with their problem codes. */
   problems: Record<number, string[]>;
 }
@@ -88,21 +101,29 @@ export interface RawBody {
    */
   fingerprintQuery: readonly string[];
   /** Checks of the request that need no bytes (its proof's challenge, say), run before the body is read. */
-  admit?: (input: Pick<RouteInput, "params" | "query">, services: RouteServices) => Promise<void>;
+  admit?: (input: Pick<RouteInput, "params" | "query" | "headers">, services: RouteServices) => Promise<void>;
 }
 
-/** A route that runs a GraphQL query or mutation in-process and maps its result. */
+/** What a GraphQL operation answers: its data, JSON by field (a route names the shape it reads, or narrows). */
+export type GraphQLData = Record<string, unknown>;
+
 /**
+ * A route that runs a GraphQL query or mutation in-process and maps its result.
  * `BodySchema` is the route's request body schema (`typeof requestBodies.x`): `body.schema` must
  * be that very schema, and the operation's input is typed from it.
  */
-export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase {
+export interface OperationRoute<
+  Data = GraphQLData,
+  // biome-ignore lint/suspicious/noExplicitAny: BodyOf (a conditional type) makes the schema parameter invariant; as any, a route typed by its own body schema stays an entry of the route table.
+  BodySchema = any,
+> extends RouteBase {
   body?: { schema: BodySchema & JSONSchema; optional: boolean };
   kind: "operation";
   /** The GraphQL document (one operation, plus fragments). */
   document: string;
-  variables: (input: RouteInput<BodyOf<BodySchema>>) => Record<string, unknown>;
-  respond: (data: Data) => RouteResult;
+  // Methods (their parameters bivariant), so that a route typed with its own body and data is a Route.
+  variables(input: RouteInput<BodyOf<BodySchema>>): Record<string, unknown>;
+  respond(data: Data): RouteResult;
   /** A public read answered from the read cache (src/rest/cached-reads.ts) while nothing it shows changed. */
   cache?: RouteCache;
   /** The visitor write a visitor-write route runs (src/rest/visitor-write-route.ts): the worker's list of writes derives from these. */
@@ -115,25 +136,27 @@ export interface OperationRoute<Data = any, BodySchema = any> extends RouteBase 
  * the route's own operation runs with the personal variables: it must answer the same body.)
  */
 export interface RouteCache {
-  scope: "page" | "site";
+  /** page: its page's changes drop it; site: its site's (Space) changes; pages: a change of any page of its site. */
+  scope: "page" | "site" | "pages";
   personal?: {
     /** Variables that make a read personal; the anonymous read has them null. */
     variables: string[];
     /** One more operation for the personal part (it verifies the personalization). */
     document: string;
-    overlayVariables: (variables: Record<string, unknown>, body: any) => Record<string, unknown>;
+    // Methods (their parameters bivariant): each route declares its own body's and data's shapes.
+    overlayVariables(variables: Record<string, unknown>, body: unknown): Record<string, unknown>;
     /** The personal body: the anonymous body with the overlay operation's data applied (the same object when nothing applies). */
-    overlay: (body: any, data: any) => unknown;
+    overlay(body: unknown, data: GraphQLData): unknown;
   };
 }
 
 /** A route served as server-sent events from a GraphQL subscription. */
-export interface StreamRoute<Data = any> extends RouteBase {
+export interface StreamRoute<Data = GraphQLData> extends RouteBase {
   kind: "stream";
   document: string;
   variables: (input: RouteInput) => Record<string, unknown>;
   /** One SSE message per subscription result; `id` is the event's position (a decimal integer). */
-  frame: (data: Data) => { id: string; data: unknown };
+  frame(data: Data): { id: string; data: unknown };
   /**
    * The subscription's resume variables. Clients that differ only in `after` share one
    * subscription per instance, run from its position on (`after` null); each client first
@@ -156,14 +179,22 @@ export interface StaticRoute extends RouteBase {
 export interface RouteServices {}
 
 /**
- * A route whose success body is bytes streamed to the client (the media proxy), answered
+ * A route whose success body is bytes streamed to the client (the media proxy, the Atom feeds), answered
  * without GraphQL: `respond` throws DomainErrors for its failures before any byte is sent; a
  * stream that fails later is cut off (the connection reset), never ended as if complete. Its
  * success response lists the body's media types in `binary`.
  */
 export interface BinaryRoute extends RouteBase {
   kind: "binary";
-  respond: (input: RouteInput, services: RouteServices) => Promise<{ headers: Record<string, string>; body: Readable }>;
+  /**
+   * `base`: what absolute URLs in the answer are built on (the public base URL, else the
+   * request's); null: unknown. A body-less answer (a 304 to a conditional GET) has `status` and a null body.
+   */
+  respond: (
+    input: RouteInput,
+    services: RouteServices,
+    base: string | null,
+  ) => Promise<{ status?: number; headers: Record<string, string>; body: Readable | null }>;
 }
 
 export type Route = OperationRoute | StreamRoute | StaticRoute | BinaryRoute;

@@ -28,7 +28,8 @@ type Resolved<S, C> = S extends { readonly $ref: `${typeof COMPONENT_PREFIX}${in
     : S;
 
 /** The TypeScript type of a response shape, its component references resolved against `C`. */
-export type WireOf<S, C = {}> = Resolved<S, C> extends infer R extends TypedSchema ? DeclaredMembers<FromSchema<R>> : never;
+export type WireOf<S, C = {}> =
+  Resolved<S, C> extends infer R extends TypedSchema ? DeclaredMembers<FromSchema<R>> : never;
 
 /** A derived type's declared members only: responses never carry undeclared ones, so the open index signature FromSchema adds is dropped. */
 type DeclaredMembers<T> = T extends object ? { [K in keyof T as string extends K ? never : K]: T[K] } : T;
@@ -38,12 +39,18 @@ export const nullableString = { type: ["string", "null"] } as const;
 
 export const authorProof = {
   author_public_key: { type: "string", description: "base64url Ed25519 public key (32 bytes), unpadded." },
-  author_signature: { type: "string", description: "base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array." },
+  author_signature: {
+    type: "string",
+    description: "base64url detached Ed25519 signature (64 bytes) over the operation's canonical JSON array.",
+  },
   challenge_response: { type: "string", description: "<challenge>|<nonce>, nonce 1-64 of [A-Za-z0-9]." },
 } as const;
 
 /** A visitor write body: the operation's own fields plus the author proof. */
-export function proofBody<const P extends Record<string, JSONSchema>, const R extends readonly string[]>(properties: P, required: R) {
+export function proofBody<const P extends Record<string, JSONSchema>, const R extends readonly string[]>(
+  properties: P,
+  required: R,
+) {
   return {
     type: "object",
     additionalProperties: false,
@@ -54,7 +61,13 @@ export function proofBody<const P extends Record<string, JSONSchema>, const R ex
 
 /** The `page` and `per_page` members of a list body. */
 export const paginationProperties = {
-  page: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `1-${MAX_PAGE}; past the last page the list is empty.` },
+  page: {
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: DEFAULT_PAGE,
+    description: `1-${MAX_PAGE}; past the last page the list is empty.`,
+  },
   per_page: { type: "integer", minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
 } as const;
 
@@ -79,14 +92,27 @@ export const components = {
       instance: { type: "string" },
       errors: {
         type: "array",
-        items: { type: "object", required: ["field", "message"], properties: { field: { type: "string" }, message: { type: "string" } } },
+        items: {
+          type: "object",
+          required: ["field", "message"],
+          properties: { field: { type: "string" }, message: { type: "string" } },
+        },
       },
     },
   },
   PaginationMeta: {
     type: "object",
     required: ["total", "page", "per_page", "total_pages"],
-    properties: { total: { type: "integer" }, page: { type: "integer" }, per_page: { type: "integer" }, total_pages: { type: "integer" } },
+    properties: {
+      total: { type: "integer" },
+      page: { type: "integer" },
+      per_page: { type: "integer" },
+      total_pages: { type: "integer" },
+    },
   },
-  SubmissionAccepted: { type: "object", required: ["submission_id"], properties: { submission_id: { type: "string" } } },
+  SubmissionAccepted: {
+    type: "object",
+    required: ["submission_id"],
+    properties: { submission_id: { type: "string" } },
+  },
 } as const satisfies Record<string, JSONSchema>;

@@ -10,7 +10,8 @@ export class UploadSlots {
   /** Takes a slot for the client (429 rate-limited with Retry-After when none is free); returns its release. */
   take(clientIp: string): () => void {
     const held = this.byClient.get(clientIp) ?? 0;
-    if (held >= UPLOAD_SLOTS.perClient || this.total >= UPLOAD_SLOTS.perInstance) throw rateLimited(UPLOAD_SLOTS.retryAfterSeconds);
+    if (held >= UPLOAD_SLOTS.perClient || this.total >= UPLOAD_SLOTS.perInstance)
+      throw rateLimited(UPLOAD_SLOTS.retryAfterSeconds);
     this.total++;
     this.byClient.set(clientIp, held + 1);
     let released = false;

@@ -5,7 +5,16 @@
 import type { Auth, Method, OperationRoute, RawBody, RouteInput } from "./route.ts";
 import type { RateLimitName } from "../config/limits.ts";
 import { ref, type JSONSchema } from "./schemas.ts";
-import type { AnyWriteOperation } from "../writes/operation.ts";
+import type { AnyWriteOperation, SiteProofInput } from "../writes/operation.ts";
+import type { WritePipeline } from "../writes/pipeline.ts";
+import { parseIdempotencyKey } from "../security/idempotency.ts";
+
+declare module "./route.ts" {
+  interface RouteServices {
+    /** A raw-body write's checks before its body is read (the write pipeline's admitBeforeBody). */
+    writes: Pick<WritePipeline, "admitBeforeBody">;
+  }
+}
 
 export interface VisitorWriteSpec {
   operationId: string;
@@ -22,8 +31,11 @@ export interface VisitorWriteSpec {
   idempotencyKey: boolean;
   params: Record<string, JSONSchema & { description?: string }>;
   query?: OperationRoute["query"];
-  /** A JSON body, or raw bytes, or none (the author proof then travels in the query). */
-  body: JSONSchema | { raw: RawBody } | null;
+  /**
+   * A JSON body, or raw bytes, or none (the author proof then travels in the query). Raw bytes
+   * are read only once the write pipeline's checks that need no bytes passed (admitBeforeBody).
+   */
+  body: JSONSchema | { raw: Omit<RawBody, "admit"> } | null;
   /** The route's rate-limit group; commentWrite (comment and visitor-avatar writes) when absent. */
   rateLimit?: RateLimitName;
   /** Problem codes beyond the ones every visitor write can give. */
@@ -36,25 +48,41 @@ const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.to
 export const writeInput = (input: RouteInput): Record<string, unknown> =>
   Object.fromEntries(Object.entries({ ...input.params, ...input.query, ...input.body }).map(([k, v]) => [camel(k), v]));
 
+/** The write pipeline's checks before a raw body is read, with the request's Idempotency-Key (none when malformed: refused later). */
+const admitBeforeBody: RawBody["admit"] = (input, services) => {
+  const header = input.headers["idempotency-key"];
+  const proofInput = writeInput({ ...input, body: {} }) as unknown as SiteProofInput & { pageSlug?: string };
+  return services.writes.admitBeforeBody(proofInput, header === undefined ? null : parseIdempotencyKey(header));
+};
+
 /** What every visitor write can answer, whatever the operation. */
 function commonProblems(spec: VisitorWriteSpec): Record<number, string[]> {
   const problems: Record<number, string[]> = {
     400: ["validation-error", ...(spec.idempotencyKey ? ["idempotency-key-required", "invalid-idempotency-key"] : [])],
-    403: [...(spec.auth === "site-write" ? ["origin-not-allowed", "signature-required", "invalid-request-signature"] : []), "invalid-signature", "invalid-PoW"],
+    403: [
+      ...(spec.auth === "site-write" ? ["origin-not-allowed", "signature-required", "invalid-request-signature"] : []),
+      "invalid-signature",
+      "invalid-PoW",
+      // Moderation (src/features/moderation/): a banned author; a page closed to new comments.
+      "author-banned",
+      ...("page_slug" in spec.params ? ["page-closed"] : []),
+    ],
     404: ["site-not-found"],
     409: spec.idempotencyKey ? ["idempotency-key-reused"] : [],
     // A site-level write (avatars) has no page to retire.
     410: ["site-retired", ...("page_slug" in spec.params ? ["page-retired"] : [])],
     429: ["rate-limited"],
   };
-  for (const [status, codes] of Object.entries(spec.problems)) problems[Number(status)] = [...(problems[Number(status)] ?? []), ...codes];
+  for (const [status, codes] of Object.entries(spec.problems))
+    problems[Number(status)] = [...(problems[Number(status)] ?? []), ...codes];
   return Object.fromEntries(Object.entries(problems).filter(([, codes]) => codes.length > 0));
 }
 
 export function visitorWriteRoute(spec: VisitorWriteSpec): OperationRoute {
   const { mutation, answer } = spec.operation;
   const inputType = `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input`;
-  const raw = spec.body && "raw" in spec.body ? (spec.body.raw as RawBody) : null;
+  const raw: RawBody | null =
+    spec.body && "raw" in spec.body ? { ...(spec.body.raw as Omit<RawBody, "admit">), admit: admitBeforeBody } : null;
   const selection = answer === "result" ? spec.result!.selection : "submission_id: submissionId";
   return {
     kind: "operation",
@@ -80,7 +108,13 @@ export function visitorWriteRoute(spec: VisitorWriteSpec): OperationRoute {
     },
     write: spec.operation,
     responses: {
-      submission: { 202: { description: "Queued: durably stored and sendable, not yet in Matrix (or the replay of an earlier identical request).", schema: ref("SubmissionAccepted") } },
+      submission: {
+        202: {
+          description:
+            "Queued: durably stored and sendable, not yet in Matrix (or the replay of an earlier identical request).",
+          schema: ref("SubmissionAccepted"),
+        },
+      },
       "no-content": { 204: { description: "Queued (also when it changes nothing)." } },
       result: { 200: { description: spec.result?.description ?? "", schema: spec.result?.schema } },
     }[answer],

@@ -44,7 +44,8 @@ export function parseAuthorProof(fields: {
   const key = parsePublicKey(fields.author_public_key);
   if (!key) errors.push({ field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" });
   const signature = parseSignature(fields.author_signature);
-  if (!signature) errors.push({ field: "author_signature", message: "must be a base64url Ed25519 signature (64 bytes)" });
+  if (!signature)
+    errors.push({ field: "author_signature", message: "must be a base64url Ed25519 signature (64 bytes)" });
   const challengeResponse = fields.challenge_response;
   if (typeof challengeResponse !== "string" || !challengeResponse.includes("|")) {
     errors.push({ field: "challenge_response", message: "must be <challenge>|<nonce>" });

@@ -3,9 +3,20 @@
 import { BlockList, SocketAddress, isIP } from "node:net";
 
 const PRESETS: Record<string, Array<[string, number, "ipv4" | "ipv6"]>> = {
-  loopback: [["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]],
-  private: [["10.0.0.0", 8, "ipv4"], ["172.16.0.0", 12, "ipv4"], ["192.168.0.0", 16, "ipv4"], ["fc00::", 7, "ipv6"]],
-  linklocal: [["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]],
+  loopback: [
+    ["127.0.0.0", 8, "ipv4"],
+    ["::1", 128, "ipv6"],
+  ],
+  private: [
+    ["10.0.0.0", 8, "ipv4"],
+    ["172.16.0.0", 12, "ipv4"],
+    ["192.168.0.0", 16, "ipv4"],
+    ["fc00::", 7, "ipv6"],
+  ],
+  linklocal: [
+    ["169.254.0.0", 16, "ipv4"],
+    ["fe80::", 10, "ipv6"],
+  ],
 };
 
 /**
@@ -36,7 +47,8 @@ export class TrustedProxies {
       }
       const [net, prefixText, ...rest] = entry.split("/");
       const family = isIP(net ?? "");
-      const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+      const prefix =
+        prefixText === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
       if (!family || rest.length > 0 || !Number.isInteger(prefix) || prefix > (family === 6 ? 128 : 32)) {
         throw new Error(`"${entry}" is not a CIDR, an address or one of: ${Object.keys(PRESETS).join(", ")}`);
       }

@@ -14,7 +14,14 @@ export function parseIdempotencyKey(header: string): string | null {
 }
 
 /** What makes two requests "the same request": method, target and body hash (plus upload metadata). */
-export function requestFingerprint(method: string, target: string, body: Buffer, extra: readonly string[] = []): string {
+export function requestFingerprint(
+  method: string,
+  target: string,
+  body: Buffer,
+  extra: readonly string[] = [],
+): string {
   const bodyHash = createHash("sha256").update(body).digest("hex");
-  return createHash("sha256").update([method.toUpperCase(), target, bodyHash, ...extra].join("\n")).digest("hex");
+  return createHash("sha256")
+    .update([method.toUpperCase(), target, bodyHash, ...extra].join("\n"))
+    .digest("hex");
 }

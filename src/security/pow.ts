@@ -26,7 +26,11 @@ export function issueChallenge(secret: Buffer, difficulty: number, now: number):
   const expiresAt = now + CHALLENGE_TTL_MS;
   body.writeBigUInt64BE(BigInt(expiresAt), RANDOM_BYTES);
   body.writeUInt8(difficulty, RANDOM_BYTES + 8);
-  return { challenge: Buffer.concat([body, mac(secret, body)]).toString("base64url"), difficulty, expiresAt: new Date(expiresAt) };
+  return {
+    challenge: Buffer.concat([body, mac(secret, body)]).toString("base64url"),
+    difficulty,
+    expiresAt: new Date(expiresAt),
+  };
 }
 
 /** Number of leading zero bits of `bytes`. */
@@ -53,9 +57,11 @@ export function checkChallengeResponse(secret: Buffer, response: string, now: nu
   const nonce = response.slice(bar + 1);
   if (bar <= 0 || !NONCE.test(nonce) || !/^[A-Za-z0-9_-]+$/.test(challenge)) return { ok: false, reason: "malformed" };
   const token = Buffer.from(challenge, "base64url");
-  if (token.length !== TOKEN_BYTES || token.toString("base64url") !== challenge) return { ok: false, reason: "malformed" };
+  if (token.length !== TOKEN_BYTES || token.toString("base64url") !== challenge)
+    return { ok: false, reason: "malformed" };
   const body = token.subarray(0, TOKEN_BYTES - MAC_BYTES);
-  if (!timingSafeEqual(mac(secret, body), token.subarray(TOKEN_BYTES - MAC_BYTES))) return { ok: false, reason: "forged" };
+  if (!timingSafeEqual(mac(secret, body), token.subarray(TOKEN_BYTES - MAC_BYTES)))
+    return { ok: false, reason: "forged" };
   const expiresAt = Number(body.readBigUInt64BE(RANDOM_BYTES));
   if (now > expiresAt) return { ok: false, reason: "expired" };
   const difficulty = body.readUInt8(RANDOM_BYTES + 8);

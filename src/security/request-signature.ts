@@ -20,7 +20,12 @@ export function signRequest(secret: string, request: SignedRequest): string {
 
 export type SignatureCheck = "ok" | "malformed" | "stale" | "mismatch";
 
-export function checkRequestSignature(secret: string, request: SignedRequest, signature: string, nowSeconds: number): SignatureCheck {
+export function checkRequestSignature(
+  secret: string,
+  request: SignedRequest,
+  signature: string,
+  nowSeconds: number,
+): SignatureCheck {
   if (!/^\d{1,12}$/.test(request.timestamp) || !/^[0-9a-f]{64}$/.test(signature)) return "malformed";
   if (Math.abs(nowSeconds - Number(request.timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return "stale";
   const expected = Buffer.from(signRequest(secret, request), "hex");

@@ -8,4 +8,5 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
  * whatever was sent (a non-ASCII token of the right UTF-16 length has more bytes, which
  * timingSafeEqual would throw on), and the time taken says nothing about the expected length.
  */
-export const secretsEqual = (presented: string, expected: string): boolean => timingSafeEqual(digest(presented), digest(expected));
+export const secretsEqual = (presented: string, expected: string): boolean =>
+  timingSafeEqual(digest(presented), digest(expected));

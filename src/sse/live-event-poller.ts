@@ -13,7 +13,9 @@ const BATCH = 1000;
 export class LiveEventPoller {
   private lastSeen = 0;
   /** Polls run one at a time; a kick during a poll runs once more after it. */
-  private readonly pass = new PeriodicPass(() => this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`)));
+  private readonly pass = new PeriodicPass(() =>
+    this.poll().catch((err) => this.log(`live events: ${(err as Error).message}`)),
+  );
 
   constructor(
     private readonly db: Db,

@@ -46,12 +46,23 @@ const PAGES_AFTER = `SELECT "id", "siteId", "pageSlug" FROM "LiveEvent" WHERE "i
  * The pages of up to `limit` live events after `afterId`, in id order, with each one's id. Polled
  * after every projected transaction, so on the driver, prepared once (it reads committed rows only).
  */
-export function liveEventPagesAfter(db: Db, afterId: number, limit: number): Promise<{ id: number; siteId: string; pageSlug: string }[]> {
+export function liveEventPagesAfter(
+  db: Db,
+  afterId: number,
+  limit: number,
+): Promise<{ id: number; siteId: string; pageSlug: string }[]> {
   return driverStatements(db).all(PAGES_AFTER, [afterId, limit]);
 }
 
 /** Up to `limit` of a page's live events after `afterId` (and up to `untilId`, when given), in id order. */
-export function pageLiveEvents(db: Db, siteId: string, pageSlug: string, afterId: number, untilId: number | null, limit: number): Promise<LiveEvent[]> {
+export function pageLiveEvents(
+  db: Db,
+  siteId: string,
+  pageSlug: string,
+  afterId: number,
+  untilId: number | null,
+  limit: number,
+): Promise<LiveEvent[]> {
   return db.liveEvent.findMany({
     where: { siteId, pageSlug, id: untilId === null ? { gt: afterId } : { gt: afterId, lte: untilId } },
     orderBy: { id: "asc" },

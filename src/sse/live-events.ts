@@ -3,6 +3,8 @@
 import { EventEmitter } from "node:events";
 
 export const pageChannel = (siteId: string, pageSlug: string): string => `${siteId}\u0000${pageSlug}`;
+/** Every page of a site (a dashboard's site activity); no page channel looks like it (slugs have no NUL). */
+const siteChannel = (siteId: string): string => `${siteId}\u0000\u0000site`;
 
 export class LiveEvents {
   private readonly emitter = new EventEmitter();
@@ -13,6 +15,7 @@ export class LiveEvents {
 
   publish(siteId: string, pageSlug: string): void {
     this.emitter.emit(pageChannel(siteId, pageSlug));
+    this.emitter.emit(siteChannel(siteId));
   }
 
   /** Listeners subscribed over all pages (each open stream holds one). */
@@ -23,6 +26,13 @@ export class LiveEvents {
   /** Calls `listener` on every publish for the page; returns the unsubscribe function. */
   subscribe(siteId: string, pageSlug: string, listener: () => void): () => void {
     const channel = pageChannel(siteId, pageSlug);
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
+  }
+
+  /** Calls `listener` on every publish for any page of the site; returns the unsubscribe function. */
+  subscribeSite(siteId: string, listener: () => void): () => void {
+    const channel = siteChannel(siteId);
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
   }

@@ -1,14 +1,13 @@
-// A page's live events as an async iterator: rows of LiveEvent after a cursor, woken by the
-// in-process fan-out, or, bounded by `until`, a finite read of the rows up to it (a client's
-// resume gap). Closing it (return) unsubscribes at once, even while it waits. Ephemeral rows
+// A page's live events as an async iterator (a CursorStream): rows of LiveEvent after a cursor,
+// woken by the in-process fan-out, or, bounded by `until`, a finite read of the rows up to it (a
+// client's resume gap). Ephemeral rows
 // read together are coalesced: a typing state or a user's presence or receipt superseded by a
 // later one in the same read is skipped, so a burst costs one frame per page, not one per event.
 import type { Db } from "../db/client.ts";
 import type { LiveEvent } from "../db/client.ts";
 import type { LiveEvents } from "./live-events.ts";
 import { latestLiveEventId, pageLiveEvents } from "./live-event-store.ts";
-
-const BATCH = 100;
+import { CursorStream } from "./cursor-stream.ts";
 
 export class PageEvents {
   constructor(
@@ -23,8 +22,17 @@ export class PageEvents {
    * An initial typing snapshot, then events after `after` (when null: only new ones); with
    * `until`, only those up to it, and then the iterator ends.
    */
-  async open(siteId: string, pageSlug: string, after: number | null, until: number | null = null): Promise<AsyncIterableIterator<LiveEvent>> {
-    const stream = new PageStream(this.db, siteId, pageSlug, until);
+  async open(
+    siteId: string,
+    pageSlug: string,
+    after: number | null,
+    until: number | null = null,
+  ): Promise<AsyncIterableIterator<LiveEvent>> {
+    const stream = new CursorStream({
+      read: (cursor, limit) => pageLiveEvents(this.db, siteId, pageSlug, cursor, until, limit),
+      shown: coalesce,
+      endWhenCaughtUp: until !== null,
+    });
     // Subscribe before reading the cursor so nothing published in between is missed.
     if (until === null) stream.unsubscribe = this.live.subscribe(siteId, pageSlug, () => stream.poke());
     try {
@@ -32,69 +40,21 @@ export class PageEvents {
       else stream.cursor = await latestLiveEventId(this.db, { siteId, pageSlug });
       // The snapshot carries the cursor as its id, so resuming from it loses nothing.
       const snapshot = await this.typingSnapshot(siteId, pageSlug);
-      stream.push({ id: stream.cursor, siteId, pageSlug, type: "ephemeral", eventId: null, payload: JSON.stringify(snapshot), createdAt: new Date() });
+      stream.push({
+        id: stream.cursor,
+        siteId,
+        pageSlug,
+        type: "ephemeral",
+        eventId: null,
+        payload: JSON.stringify(snapshot),
+        createdAt: new Date(),
+      });
       return stream;
     } catch (err) {
       // No one will ever return a stream that failed to open.
       await stream.return();
       throw err;
     }
-  }
-}
-
-class PageStream implements AsyncIterableIterator<LiveEvent> {
-  cursor = 0;
-  unsubscribe: () => void = () => {};
-  private buffer: LiveEvent[] = [];
-  private dirty = true;
-  private closed = false;
-  private waiter: (() => void) | null = null;
-
-  constructor(
-    private readonly db: Db,
-    private readonly siteId: string,
-    private readonly pageSlug: string,
-    private readonly until: number | null,
-  ) {}
-
-  push(event: LiveEvent): void {
-    this.buffer.push(event);
-  }
-
-  poke(): void {
-    this.dirty = true;
-    this.waiter?.();
-  }
-
-  async next(): Promise<IteratorResult<LiveEvent>> {
-    while (!this.closed) {
-      const event = this.buffer.shift();
-      if (event) return { value: event, done: false };
-      if (this.dirty) {
-        this.dirty = false;
-        const rows = await pageLiveEvents(this.db, this.siteId, this.pageSlug, this.cursor, this.until, BATCH);
-        if (rows.length === BATCH) this.dirty = true;
-        const last = rows.at(-1);
-        if (last) this.cursor = last.id;
-        this.buffer = coalesce(rows);
-        continue;
-      }
-      if (this.until !== null) break;
-      await new Promise<void>((resolve) => (this.waiter = resolve));
-      this.waiter = null;
-    }
-    return { value: undefined, done: true };
-  }
-
-  async return(): Promise<IteratorResult<LiveEvent>> {
-    this.closed = true;
-    this.unsubscribe();
-    this.waiter?.();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 }
 

@@ -27,7 +27,13 @@ export class SharedFeeds {
    * in the same step that finds the feed open, so the feed cannot close in between; it holds
    * the feed's frames until it goes live (see Feed.add for the rest).
    */
-  async join(key: string, open: () => Promise<AsyncIterator<Frame>>, skipUpTo: number, maxPendingBytes: number, disconnect: () => void): Promise<{ position: number; client: FeedClient }> {
+  async join(
+    key: string,
+    open: () => Promise<AsyncIterator<Frame>>,
+    skipUpTo: number,
+    maxPendingBytes: number,
+    disconnect: () => void,
+  ): Promise<{ position: number; client: FeedClient }> {
     for (;;) {
       let feed = this.feeds.get(key);
       if (!feed) {

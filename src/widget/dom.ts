@@ -6,7 +6,11 @@
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === null || value === undefined || value === false) continue;
@@ -43,7 +47,10 @@ export function linkify(text: string, base: string): Child[] {
   for (const match of text.matchAll(/\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]]/g)) {
     const href = safeUrl(match[0], base);
     if (!href) continue;
-    parts.push(text.slice(last, match.index), h("a", { href, target: "_blank", rel: "nofollow noopener noreferrer ugc" }, match[0]));
+    parts.push(
+      text.slice(last, match.index),
+      h("a", { href, target: "_blank", rel: "nofollow noopener noreferrer ugc" }, match[0]),
+    );
     last = match.index + match[0].length;
   }
   parts.push(text.slice(last));

@@ -4,7 +4,12 @@ import { driverStatements, isUniqueViolation } from "../db/client.ts";
 import { DomainError } from "../core/errors.ts";
 import { checkChallengeResponse, issueChallenge, POW_ALGORITHM, type Challenge } from "../security/pow.ts";
 
-const invalidPow = (why: string) => new DomainError("invalid-PoW", 403, `Proof of work rejected: ${why}. Fetch a new challenge from GET /api/v1/challenge.`);
+const invalidPow = (why: string) =>
+  new DomainError(
+    "invalid-PoW",
+    403,
+    `Proof of work rejected: ${why}. Fetch a new challenge from GET /api/v1/challenge.`,
+  );
 
 const REASONS = {
   malformed: "challenge_response is not <challenge>|<nonce> with a challenge issued by this service",
@@ -39,7 +44,9 @@ export class Challenges {
     const result = checkChallengeResponse(this.secret, challengeResponse, now);
     if (!result.ok) throw invalidPow(REASONS[result.reason]);
     // On every write: a statement prepared on the driver (src/db/driver-statements.ts).
-    const spent = await driverStatements(this.db).all(`SELECT 1 FROM "ConsumedChallenge" WHERE "challenge" = $1`, [result.challenge]);
+    const spent = await driverStatements(this.db).all(`SELECT 1 FROM "ConsumedChallenge" WHERE "challenge" = $1`, [
+      result.challenge,
+    ]);
     if (spent.length > 0) throw invalidPow("the challenge has already been used");
     return { challenge: result.challenge, expiresAt: result.expiresAt };
   }

@@ -13,7 +13,9 @@ declare module "../graphql/context.ts" {
 export const SubmissionAccepted = builder.simpleObject("SubmissionAccepted", {
   fields: (t) => ({
     submissionId: t.string(),
-    replayed: t.boolean({ description: "True when this answers a retry of an earlier request with the same Idempotency-Key." }),
+    replayed: t.boolean({
+      description: "True when this answers a retry of an earlier request with the same Idempotency-Key.",
+    }),
   }),
 });
 

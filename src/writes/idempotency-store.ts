@@ -19,19 +19,43 @@ export class IdempotencyStore {
   async replay(author: string, scope: IdempotencyScope, now = new Date()): Promise<StoredResponse | null> {
     // On every keyed write: a statement prepared on the driver (src/db/driver-statements.ts), which reads
     // committed rows only, as both callers want (before the write, and after losing a race to a commit).
-    const [record] = await driverStatements(this.db).all<{ fingerprint: string; status: number; body: string; expiresAt: string | Date }>(
+    const [record] = await driverStatements(this.db).all<{
+      fingerprint: string;
+      status: number;
+      body: string;
+      expiresAt: string | Date;
+    }>(
       `SELECT "fingerprint", "status", "body", "expiresAt" FROM "IdempotencyRecord" WHERE "authorPublicKey" = $1 AND "key" = $2`,
       [author, scope.key],
     );
     if (!record || asDate(record.expiresAt)! <= now) return null;
     if (record.fingerprint !== scope.fingerprint) {
-      throw new DomainError("idempotency-key-reused", 409, "This Idempotency-Key was already used for a different request.");
+      throw new DomainError(
+        "idempotency-key-reused",
+        409,
+        "This Idempotency-Key was already used for a different request.",
+      );
     }
     return { status: record.status, body: JSON.parse(record.body) };
   }
 
+  /** Whether a live record holds this key of the author (whatever request it answered). */
+  async isRecorded(author: string, key: string, now = new Date()): Promise<boolean> {
+    const [record] = await driverStatements(this.db).all<{ expiresAt: string | Date }>(
+      `SELECT "expiresAt" FROM "IdempotencyRecord" WHERE "authorPublicKey" = $1 AND "key" = $2`,
+      [author, key],
+    );
+    return record !== undefined && asDate(record.expiresAt)! > now;
+  }
+
   /** Records the response inside the transaction that commits the write. */
-  async record(tx: Tx, author: string, scope: IdempotencyScope, response: StoredResponse, now = new Date()): Promise<void> {
+  async record(
+    tx: Tx,
+    author: string,
+    scope: IdempotencyScope,
+    response: StoredResponse,
+    now = new Date(),
+  ): Promise<void> {
     const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS);
     // One statement: an expired record for the same key is replaced (the key is free again after
     // 24 hours); a live one, which a concurrent request with the same key committed first, is

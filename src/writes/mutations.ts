@@ -3,9 +3,18 @@
 // (src/writes/pipeline.ts), which runs every check. REST routes run these in-process.
 import { builder } from "../graphql/builder.ts";
 import { SubmissionAccepted } from "./graphql.ts";
-import { VISITOR_WRITE_EXTENSION, type AnyWriteOperation, type FieldType, type InputFields } from "./operation.ts";
+import {
+  VISITOR_WRITE_EXTENSION,
+  type AnyWriteOperation,
+  type FieldType,
+  type InputFields,
+  type SiteProofInput,
+  type WriteOperation,
+} from "./operation.ts";
 
-type Types = PothosSchemaTypes.ExtendDefaultTypes<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never>;
+type Types = PothosSchemaTypes.ExtendDefaultTypes<
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
+>;
 type FieldBuilder = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
 
 const field = (t: FieldBuilder, type: FieldType) =>
@@ -32,8 +41,16 @@ function inputType(operation: AnyWriteOperation) {
   });
 }
 
-/** GraphQL leaves absent optional fields out; operations take null. */
-const withNulls = (operation: AnyWriteOperation, input: object) => ({ ...Object.fromEntries(Object.keys(operation.fields).map((f) => [f, null])), ...input });
+/**
+ * The operation's input from the mutation's arguments: GraphQL checked them against the input
+ * type the operation's declarations made (inputType), and leaves absent optional fields out,
+ * which operations take as null.
+ */
+const withNulls = <Input extends SiteProofInput>(operation: WriteOperation<Input, unknown>, input: object): Input =>
+  ({
+    ...Object.fromEntries(Object.keys(operation.fields).map((f) => [f, null])),
+    ...input,
+  }) as unknown as Input;
 
 /** Registers one mutation per operation, in the given order (the schema's). */
 export function registerVisitorWrites(operations: AnyWriteOperation[]): void {
@@ -48,7 +65,12 @@ export function registerVisitorWrites(operations: AnyWriteOperation[]): void {
             args: { input: t.arg({ type: input, required: true }) },
             resolve: async (_root, args, ctx) => {
               const body = ctx.request?.rawBody ?? Buffer.alloc(0);
-              const { result, replayed } = await ctx.services.writes.perform(operation, { ...withNulls(operation, args.input), body }, ctx.idempotency, ctx.checkedSite);
+              const { result, replayed } = await ctx.services.writes.perform(
+                operation,
+                { ...withNulls(operation, args.input), body },
+                ctx.idempotency,
+                ctx.checkedSite,
+              );
               return { ...result, replayed };
             },
           })
@@ -57,7 +79,8 @@ export function registerVisitorWrites(operations: AnyWriteOperation[]): void {
             description: operation.description,
             extensions: { [VISITOR_WRITE_EXTENSION]: true },
             args: { input: t.arg({ type: input, required: true }) },
-            resolve: (_root, args, ctx) => ctx.services.writes.accept(operation, withNulls(operation, args.input), ctx.idempotency, ctx.checkedSite),
+            resolve: (_root, args, ctx) =>
+              ctx.services.writes.accept(operation, withNulls(operation, args.input), ctx.idempotency, ctx.checkedSite),
           }),
     );
   }

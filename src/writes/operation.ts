@@ -8,7 +8,9 @@ import type { Homeserver } from "../matrix/homeserver.ts";
 import type { ObjectRef } from "@pothos/core";
 import type { builder } from "../graphql/builder.ts";
 
-type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never>;
+type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
+>;
 
 /** The author proof every visitor write carries, for its site. */
 export interface SiteProofInput {
@@ -125,10 +127,14 @@ export interface RawBodyInput {
 }
 
 /** The declared field type whose values are exactly this type. */
-type FieldTypeOf<Value> = { [T in FieldType]: [FieldValues[T]] extends [Value] ? ([Value] extends [FieldValues[T]] ? T : never) : never }[FieldType];
+type FieldTypeOf<Value> = {
+  [T in FieldType]: [FieldValues[T]] extends [Value] ? ([Value] extends [FieldValues[T]] ? T : never) : never;
+}[FieldType];
 
 /** The field declarations an input's own fields need (what the author proof, the page and the raw body do not cover). */
-export type FieldsOf<Input> = { readonly [K in Exclude<keyof Input, keyof AuthorProofInput | keyof RawBodyInput>]: FieldTypeOf<Input[K]> };
+export type FieldsOf<Input> = {
+  readonly [K in Exclude<keyof Input, keyof AuthorProofInput | keyof RawBodyInput>]: FieldTypeOf<Input[K]>;
+};
 
 /** The declarations every operation has, whether its effect is queued or immediate (what the pipeline's checks use). */
 export interface WriteOperation<Input extends SiteProofInput, Checked> {
@@ -169,7 +175,8 @@ export interface Performed<Result> {
  * homeserver's mxc:// URL): after every check, before the challenge is spent; answered 200 with
  * its result, which an Idempotency-Key replay returns without performing it again.
  */
-export interface ImmediateOperation<Input extends SiteProofInput, Checked, Result> extends WriteOperation<Input, Checked> {
+export interface ImmediateOperation<Input extends SiteProofInput, Checked, Result>
+  extends WriteOperation<Input, Checked> {
   answer: "result";
   /** The mutation's GraphQL type: the result's fields plus `replayed` (implemented by the feature's graphql.ts). */
   output: ObjectRef<SchemaTypes, Result & { replayed: boolean }>;
@@ -194,4 +201,7 @@ export interface VisitorOperation<Input extends AuthorProofInput, Checked> exten
 }
 
 /** Any visitor write, whatever its own input and checked types (what routes, the GraphQL schema and the worker list). */
-export type AnyWriteOperation = VisitorOperation<any, any> | ImmediateOperation<any, any, any>;
+export type AnyWriteOperation =
+  | VisitorOperation<AuthorProofInput, unknown>
+  // A union input: \`level\` is then "page" or "site", as the operation's own input says.
+  | ImmediateOperation<(SiteProofInput | AuthorProofInput) & RawBodyInput, unknown, object>;

@@ -5,7 +5,12 @@ import { DomainError, forbidden, notFound, validationError } from "../core/error
 import type { SiteScope, Target, TargetRule } from "./operation.ts";
 
 /** A site-level write (no page) has no comment targets: any rule it had would find none. */
-export async function resolveTargets(store: WriteStore, scope: SiteScope & { pageSlug?: string }, author: string, rules: TargetRule[]): Promise<Record<string, Target>> {
+export async function resolveTargets(
+  store: WriteStore,
+  scope: SiteScope & { pageSlug?: string },
+  author: string,
+  rules: TargetRule[],
+): Promise<Record<string, Target>> {
   const wanted = rules.filter((r): r is TargetRule & { eventId: string } => r.eventId !== null);
   if (wanted.length === 0) return {};
   const rows = await store.targetComments(wanted.map((r) => r.eventId));
@@ -29,12 +34,18 @@ function checkRule(rule: TargetRule, target: Target, author: string): void {
   }
   if (rule.own) {
     if (target.authorType !== "visitor") {
-      throw forbidden("not-manageable", `${target.eventId} was written by a Matrix account; only visitors' own comments can be changed through the API.`);
+      throw forbidden(
+        "not-manageable",
+        `${target.eventId} was written by a Matrix account; only visitors' own comments can be changed through the API.`,
+      );
     }
-    if (target.authorPublicKey !== author) throw forbidden("not-author", `${target.eventId} was written by another visitor key.`);
+    if (target.authorPublicKey !== author)
+      throw forbidden("not-author", `${target.eventId} was written by another visitor key.`);
   }
   if (rule.threadRoot && target.threadRoot !== null) {
-    throw validationError("thread_root must not itself be part of a thread.", [{ field: rule.field, message: "is inside a thread; use that thread's root" }]);
+    throw validationError("thread_root must not itself be part of a thread.", [
+      { field: rule.field, message: "is inside a thread; use that thread's root" },
+    ]);
   }
   if (rule.poll && target.content.type !== "poll") throw notFound("poll-not-found", `${target.eventId} is not a poll.`);
 }

@@ -19,7 +19,17 @@ export class WriteStore {
   targetComments(eventIds: string[]): Promise<TargetRow[]> {
     return this.db.comment.findMany({
       where: { eventId: { in: eventIds } },
-      select: { eventId: true, roomId: true, siteId: true, pageSlug: true, status: true, authorType: true, authorPublicKey: true, threadRoot: true, content: true },
+      select: {
+        eventId: true,
+        roomId: true,
+        siteId: true,
+        pageSlug: true,
+        status: true,
+        authorType: true,
+        authorPublicKey: true,
+        threadRoot: true,
+        content: true,
+      },
     });
   }
 }

@@ -5,10 +5,13 @@
 const fail = (name) => () => {
   throw new Error(`Matrix end-to-end encryption is not supported by this service (tried to use ${name})`);
 };
-module.exports = new Proxy({}, {
-  get(_target, name) {
-    if (name === "__esModule") return false;
-    if (typeof name === "symbol") return undefined;
-    return fail(String(name));
+module.exports = new Proxy(
+  {},
+  {
+    get(_target, name) {
+      if (name === "__esModule") return false;
+      if (typeof name === "symbol") return undefined;
+      return fail(String(name));
+    },
   },
-});
+);

@@ -1,12 +1,12 @@
-// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections pure,reads,uncached,busy,writes,live] [--verbose]
+// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections pure,reads,uncached,busy,writes,live,counts,import,scale] [--verbose]
 // Starts what it needs — the local Synapse (instance "bench", port 18090, fresh), a fresh SQLite
 // or PostgreSQL database, a service instance (port 18091) — seeds a 10,000-comment page, runs the
-// sections (pure figures here; reads.ts, uncached.ts, busy.ts, writes.ts, live.ts, each a Section, see
+// sections (pure figures here; reads.ts, uncached.ts, busy.ts, writes.ts, live.ts, counts.ts, each a Section, see
 // section.ts) and prints one table: figure | value | reference | ratio. Nothing is asserted.
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
 import { fork, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -14,15 +14,24 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { buildConfig } from "../../src/config/config.ts";
 import { startService, writeRegistration, type RunningService } from "../../src/app/app.ts";
+import { logDestination } from "../../src/app/logger.ts";
 import { startLocalHomeserver, stopLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
 import { checkChallengeResponse, issueChallenge, solveChallenge } from "../../src/security/pow.ts";
 import { verifySignature } from "../../src/security/author-proof.ts";
-import { signatureArrays } from "../support/signature-arrays.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
 import { graphemeCount } from "../../src/security/graphemes.ts";
 import { requestFingerprint } from "../../src/security/idempotency.ts";
 import { Visitor } from "../support/visitor.ts";
 import { seedComments, seedReactions } from "./seed.ts";
-import type { BenchContext, BenchRow, DatabaseKind, LoadOptions, LoadResult, ReferenceServer, Section } from "./section.ts";
+import type {
+  BenchContext,
+  BenchRow,
+  DatabaseKind,
+  LoadOptions,
+  LoadResult,
+  ReferenceServer,
+  Section,
+} from "./section.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -44,11 +53,13 @@ const log = (message: string) => console.error(`bench: ${message}`);
 
 // The service runs in this process, so its Node.js flags are part of what is measured: they must
 // be the ones `npm start` gives it (package.json's start script), or the figures are not the product's.
-const startScript: string = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).scripts.start;
+const startScript: string = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).scripts
+  .start;
 const startFlags = startScript.split(/\s+/).filter((token) => token.startsWith("--") && token !== "--import");
 const missingFlags = startFlags.filter((flag) => !process.execArgv.includes(flag));
-if (missingFlags.length > 0) log(`not run as npm start runs the service: missing ${missingFlags.join(" ")} (use npm run bench)`);
-/** The service's log: shown with --verbose, else kept (the last lines) for a failure report. */
+if (missingFlags.length > 0)
+  log(`not run as npm start runs the service: missing ${missingFlags.join(" ")} (use npm run bench)`);
+/** The service's messages: shown with --verbose, else kept (the last lines) for a failure report. */
 const serviceLines: string[] = [];
 const serviceLog = (message: string) => {
   if (args.verbose) log(message);
@@ -60,7 +71,8 @@ const SYNAPSE_INSTANCE = process.env.BENCH_SYNAPSE_INSTANCE ?? "bench";
 const SYNAPSE_PORT = Number(process.env.BENCH_SYNAPSE_PORT ?? 18090);
 const SERVICE_PORT = Number(process.env.BENCH_SERVICE_PORT ?? 18091);
 const SERVER_NAME = "localhost";
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const SITE = "bench";
 const PAGE = "big";
 const ORIGIN = "https://bench.example";
@@ -77,7 +89,14 @@ function pureRows(): BenchRow[] {
   const challenge = issueChallenge(secret, 16, Date.now());
   const answer = solveChallenge(challenge.challenge, 16);
   const visitor = new Visitor("http://unused");
-  const array = signatureArrays.postComment("site", "page", "a comment of some length", null, null, challenge.challenge);
+  const array = signatureArrays.postComment(
+    "site",
+    "page",
+    "a comment of some length",
+    null,
+    null,
+    challenge.challenge,
+  );
   const signature = Buffer.from(visitor.sign(array), "base64url");
   const text = "héllo 👋🏽 wörld 🇯🇵 ".repeat(600);
   const body = Buffer.from(JSON.stringify({ content: text }));
@@ -85,7 +104,9 @@ function pureRows(): BenchRow[] {
     rate("PoW check (difficulty 16)", 50_000, () => checkChallengeResponse(secret, answer, Date.now())),
     rate("Ed25519 author signature verify", 20_000, () => verifySignature(visitor.publicKey, signature, array)),
     rate(`grapheme count (${text.length} UTF-16 units)`, 200, () => graphemeCount(text)),
-    rate("request fingerprint (10 KB body)", 20_000, () => requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", body)),
+    rate("request fingerprint (10 KB body)", 20_000, () =>
+      requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", body),
+    ),
   ];
 }
 
@@ -109,7 +130,21 @@ async function freshDatabase(work: string): Promise<{ url: string; drop: () => P
 
 /** The configuration document of a bench instance (`port` 0: any free port). */
 function benchDocument(work: string, databaseUrl: string, port: number) {
-  const budgets = ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "claim_token", "governance_write", "operator", "sse_per_hour", "sse_burst", "sse_max_streams"];
+  const budgets = [
+    "site_registration",
+    "verification_start",
+    "verification_confirm",
+    "comment_write",
+    "profile_read",
+    "challenge",
+    "public_read",
+    "claim_token",
+    "governance_write",
+    "operator",
+    "sse_per_hour",
+    "sse_burst",
+    "sse_max_streams",
+  ];
   return {
     server: { listen_host: "127.0.0.1", listen_port: port },
     database: { url: databaseUrl },
@@ -133,22 +168,39 @@ function benchDocument(work: string, databaseUrl: string, port: number) {
 
 /** Runs the load generator in a second process; resolves its JSON result. */
 function load(options: LoadOptions): Promise<LoadResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "load-generator.ts"), JSON.stringify({ connections, durationMs, ...options })], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "load-generator.ts"),
+      JSON.stringify({ connections, durationMs, ...options }),
+    ],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk));
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`))));
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`)),
+    );
   });
 }
 
 const references = new Set<() => Promise<void>>();
 
 /** A bare node:http server in its own process answering every request with `body`. */
-function reference(body: string | Buffer, options: { status?: number; contentType?: string } = {}): Promise<ReferenceServer> {
-  const child = fork(join(import.meta.dirname, "reference-server.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+function reference(
+  body: string | Buffer,
+  options: { status?: number; contentType?: string } = {},
+): Promise<ReferenceServer> {
+  const child = fork(join(import.meta.dirname, "reference-server.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const stop = () =>
     new Promise<void>((resolve) => {
       references.delete(stop);
@@ -164,7 +216,11 @@ function reference(body: string | Buffer, options: { status?: number; contentTyp
   });
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 120_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -182,10 +238,14 @@ async function eventually<T>(what: string, check: () => Promise<T | null | undef
 async function seedBigPage(service: RunningService): Promise<{ roomId: string; visitor: Visitor }> {
   const visitor = new Visitor(service.url, ORIGIN);
   const path = `/api/v1/sites/${SITE}/pages/${PAGE}/comments`;
-  const res = await visitor.post(path, await visitor.commentBody(SITE, PAGE, "The first comment, through Synapse."), { "idempotency-key": "bench-first" });
+  const res = await visitor.post(path, await visitor.commentBody(SITE, PAGE, "The first comment, through Synapse."), {
+    "idempotency-key": "bench-first",
+  });
   if (res.status !== 202) throw new Error(`seeding: first comment answered ${res.status}: ${await res.text()}`);
   const db = service.services.db;
-  await eventually("the first comment to be projected", () => db.comment.findFirst({ where: { siteId: SITE, pageSlug: PAGE } }));
+  await eventually("the first comment to be projected", () =>
+    db.comment.findFirst({ where: { siteId: SITE, pageSlug: PAGE } }),
+  );
   const room = (await db.room.findFirst({ where: { siteId: SITE, pageSlug: PAGE, state: "active" } }))!;
   const target = { roomId: room.roomId, siteId: SITE, pageSlug: PAGE };
   const started = Date.now();
@@ -200,7 +260,7 @@ async function seedBigPage(service: RunningService): Promise<{ roomId: string; v
 
 async function sectionModules(): Promise<Array<{ name: string; section: Section }>> {
   const found = [];
-  for (const name of ["reads", "uncached", "busy", "writes", "live"]) {
+  for (const name of ["reads", "uncached", "busy", "writes", "live", "counts", "import", "scale"]) {
     const file = join(import.meta.dirname, `${name}.ts`);
     if (!wanted.has(name) || !existsSync(file)) continue;
     const module = (await import(file)) as { default?: Section; section?: Section };
@@ -227,14 +287,24 @@ if (sections.length > 0) {
   const work = mkdtempSync(join(tmpdir(), "bench-"));
   const database = await freshDatabase(work);
   const config = buildConfig(benchDocument(work, database.url, SERVICE_PORT));
+  // The service's JSON lines are written as npm start writes them (the same asynchronous
+  // destination, at the configured level: info by default), into a file instead of stdout,
+  // which holds the table.
+  const serviceLogFile = logDestination(openSync(join(work, "service.log"), "a"));
   let service: RunningService | null = null;
   let homeserverStarted = false;
   const extra: RunningService[] = [];
   try {
     log(`starting a fresh Synapse (instance "${SYNAPSE_INSTANCE}", port ${SYNAPSE_PORT})`);
-    startLocalHomeserver({ instance: SYNAPSE_INSTANCE, port: SYNAPSE_PORT, serverName: SERVER_NAME, registrationFile: writeRegistration(config), fresh: true });
+    startLocalHomeserver({
+      instance: SYNAPSE_INSTANCE,
+      port: SYNAPSE_PORT,
+      serverName: SERVER_NAME,
+      registrationFile: writeRegistration(config),
+      fresh: true,
+    });
     homeserverStarted = true;
-    service = await startService(config, { worker: true, log: serviceLog });
+    service = await startService(config, { worker: true, log: serviceLog, logDestination: serviceLogFile });
     log(`service on ${service.url}, database ${kind}; seeding ${commentCount} comments`);
     const { roomId, visitor } = await seedBigPage(service);
     const running = service;
@@ -249,10 +319,10 @@ if (sections.length > 0) {
       load,
       reference,
       async startInstance(options = {}) {
-        const instance = await startService(buildConfig(benchDocument(work, database.url, 0), options.overrides ?? {}), {
-          worker: options.worker ?? true,
-          log: serviceLog,
-        });
+        const instance = await startService(
+          buildConfig(benchDocument(work, database.url, 0), options.overrides ?? {}),
+          { worker: options.worker ?? true, log: serviceLog, logDestination: serviceLogFile },
+        );
         extra.push(instance);
         return instance;
       },
@@ -263,7 +333,9 @@ if (sections.length > 0) {
       try {
         rows.push(...(await section(ctx)));
       } catch (err) {
-        log(`section ${name} failed: ${(err as Error).stack ?? err}${(err as Error).cause ? ` (cause: ${String((err as Error).cause)})` : ""}`);
+        log(
+          `section ${name} failed: ${(err as Error).stack ?? err}${(err as Error).cause ? ` (cause: ${String((err as Error).cause)})` : ""}`,
+        );
         rows.push({ figure: `${name}: failed (${(err as Error).message})`, value: "", reference: "", ratio: "" });
       }
     }
@@ -279,8 +351,12 @@ if (sections.length > 0) {
     rmSync(work, { recursive: true, force: true });
   }
 }
-const runtime = missingFlags.length === 0 ? `node ${startFlags.join(" ") || "as npm start"}` : `NOT as npm start: missing ${missingFlags.join(" ")}`;
-console.log(`\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; ${runtime})\n`);
+const runtime =
+  missingFlags.length === 0
+    ? `node ${startFlags.join(" ") || "as npm start"}`
+    : `NOT as npm start: missing ${missingFlags.join(" ")}`;
+console.log(
+  `\n# npm run bench -- --db ${kind} (${connections} connections, ${durationMs} ms per figure; ${runtime})\n`,
+);
 printTable(rows);
 process.exit(0);
-

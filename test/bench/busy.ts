@@ -12,7 +12,8 @@ const POST_INTERVAL_MS = 1000;
 /** At least this long under load, so that a handful of comments is posted. */
 const MIN_DURATION_MS = 10_000;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export default async function busy(ctx: BenchContext): Promise<BenchRow[]> {
   const { siteId, pageSlug, viewer } = ctx.seeded;
@@ -37,7 +38,12 @@ export default async function busy(ctx: BenchContext): Promise<BenchRow[]> {
     latencies.push(performance.now() - projectedAt.get(submissionId)!);
   };
   const stopListening = ctx.service.services.signals.onPageChanged((change) => {
-    if (change.siteId !== siteId || (change.pageSlug !== null && change.pageSlug !== pageSlug) || unprojected.size === 0) return;
+    if (
+      change.siteId !== siteId ||
+      (change.pageSlug !== null && change.pageSlug !== pageSlug) ||
+      unprojected.size === 0
+    )
+      return;
     const at = performance.now();
     const ids = [...unprojected];
     void db.comment.findMany({ where: { submissionId: { in: ids } }, select: { submissionId: true } }).then((rows) => {
@@ -55,7 +61,9 @@ export default async function busy(ctx: BenchContext): Promise<BenchRow[]> {
   try {
     for (let next = performance.now(); reading; next += POST_INTERVAL_MS) {
       await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
-      const res = await viewer.post(path, await viewer.commentBody(siteId, pageSlug, `busy page comment ${posted}`), { "idempotency-key": randomUUID() });
+      const res = await viewer.post(path, await viewer.commentBody(siteId, pageSlug, `busy page comment ${posted}`), {
+        "idempotency-key": randomUUID(),
+      });
       if (res.status !== 202) throw new Error(`busy: comment answered ${res.status}: ${await res.text()}`);
       unprojected.add(((await res.json()) as { submission_id: string }).submission_id);
       posted++;

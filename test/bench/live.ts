@@ -29,14 +29,25 @@ interface Run {
 setFlagsFromString("--expose-gc");
 const collect = runInNewContext("gc") as () => void;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Forks the clients, waits until their streams are open, measures RSS, lets them submit. */
 async function run(ctx: BenchContext, streams: number, submissions: number, url = ctx.serviceUrl): Promise<Run> {
-  const options: StreamClientsOptions = { url, siteId: ctx.seeded.siteId, pageSlug: PAGE, origin: ctx.seeded.origin, streams, submissions };
+  const options: StreamClientsOptions = {
+    url,
+    siteId: ctx.seeded.siteId,
+    pageSlug: PAGE,
+    origin: ctx.seeded.origin,
+    streams,
+    submissions,
+  };
   collect();
   const before = process.memoryUsage();
-  const child = fork(join(import.meta.dirname, "stream-clients.ts"), [JSON.stringify(options)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(import.meta.dirname, "stream-clients.ts"), [JSON.stringify(options)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const next = () =>
     new Promise<StreamClientsMessage>((resolve, reject) => {
       const failed = (code: number | null) => reject(new Error(`stream clients exited with ${code}`));
@@ -77,7 +88,8 @@ export default async function live(ctx: BenchContext): Promise<BenchRow[]> {
   const one = await run(ctx, 1, SUBMISSIONS);
   const many = await run(ctx, MANY, SUBMISSIONS);
   const missed = (r: Run) => (r.missed > 0 ? ` (${r.missed} deliveries missed)` : "");
-  const latency = (r: Run) => `p50 ${format.ms(r.p50)}, p99 ${format.ms(r.p99)} (202 after ${format.ms(r.acceptedP50)})${missed(r)}`;
+  const latency = (r: Run) =>
+    `p50 ${format.ms(r.p50)}, p99 ${format.ms(r.p99)} (202 after ${format.ms(r.acceptedP50)})${missed(r)}`;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const rows: BenchRow[] = [
     { figure: "submit → message_created, 1 stream", value: latency(one), reference: "", ratio: "" },

@@ -10,8 +10,12 @@ const connections = options.connections ?? 20;
 const durationMs = options.durationMs ?? 5000;
 const warmupMs = options.warmupMs ?? 1000;
 const url = new URL(options.url);
+const randomPath = options.randomPath;
 const body = options.body === undefined ? null : Buffer.from(options.body);
-const headers: Record<string, string | number> = { ...options.headers, ...(body ? { "content-length": body.length } : {}) };
+const headers: Record<string, string | number> = {
+  ...options.headers,
+  ...(body ? { "content-length": body.length } : {}),
+};
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
 
 // Latencies in microseconds, preallocated; the measuring window only appends.
@@ -27,7 +31,16 @@ function once(): Promise<void> {
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers, agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: randomPath
+          ? randomPath.template.replace("{n}", String(Math.floor(Math.random() * randomPath.count)))
+          : url.pathname + url.search,
+        method: options.method ?? "GET",
+        headers,
+        agent,
+      },
       (res) => {
         let bytes = 0;
         res.on("data", (chunk: Buffer) => (bytes += chunk.length));
@@ -65,6 +78,15 @@ await Promise.all(loops);
 agent.destroy();
 
 const sorted = latencies.subarray(0, count).sort();
-const percentile = (p: number) => (count === 0 ? 0 : sorted[Math.min(count - 1, Math.floor((p / 100) * count))]! / 1000);
-const result: LoadResult = { requests: count, requestsPerSecond: count / seconds, p50Ms: percentile(50), p99Ms: percentile(99), statuses, errors, lastBodyBytes };
+const percentile = (p: number) =>
+  count === 0 ? 0 : sorted[Math.min(count - 1, Math.floor((p / 100) * count))]! / 1000;
+const result: LoadResult = {
+  requests: count,
+  requestsPerSecond: count / seconds,
+  p50Ms: percentile(50),
+  p99Ms: percentile(99),
+  statuses,
+  errors,
+  lastBodyBytes,
+};
 process.stdout.write(`${JSON.stringify(result)}\n`);

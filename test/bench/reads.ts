@@ -1,7 +1,8 @@
 // Read figures, with the read cache on (a repeated read is a cache hit): QUERY of page 1 and
 // page 400 of the seeded 10,000-comment page (anonymous) and a personalized page 1, each next
-// to a bare node:http server returning the same body; the room and roles reads likewise. Every figure is driven by the load generator in a second process.
-import { signatureArrays } from "../support/signature-arrays.ts";
+// to a bare node:http server returning the same body; what the request log costs (page 1 at
+// the default level against an instance at warn); the room and roles reads likewise. Every figure is driven by the load generator in a second process.
+import { signatureArrays } from "../../src/contract/signatures.ts";
 import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
 
 /** Slices per figure: the service and its reference take turns, so a machine whose load varies weighs on both alike. */
@@ -14,10 +15,20 @@ const WARMUP_MS = 300;
 export function combine(results: LoadResult[]): LoadResult {
   const requests = results.reduce((n, r) => n + r.requests, 0);
   const seconds = results.reduce((n, r) => n + r.requests / Math.max(r.requestsPerSecond, 1e-9), 0);
-  const weighted = (pick: (r: LoadResult) => number) => results.reduce((n, r) => n + pick(r) * r.requests, 0) / Math.max(requests, 1);
+  const weighted = (pick: (r: LoadResult) => number) =>
+    results.reduce((n, r) => n + pick(r) * r.requests, 0) / Math.max(requests, 1);
   const statuses: Record<string, number> = {};
-  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
-  return { requests, requestsPerSecond: requests / seconds, p50Ms: weighted((r) => r.p50Ms), p99Ms: weighted((r) => r.p99Ms), statuses, errors: results.reduce((n, r) => n + r.errors, 0), lastBodyBytes: results.at(-1)!.lastBodyBytes };
+  for (const r of results)
+    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    requests,
+    requestsPerSecond: requests / seconds,
+    p50Ms: weighted((r) => r.p50Ms),
+    p99Ms: weighted((r) => r.p99Ms),
+    statuses,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    lastBodyBytes: results.at(-1)!.lastBodyBytes,
+  };
 }
 
 /**
@@ -30,8 +41,8 @@ export async function sideBySide(
   request: Omit<LoadOptions, "url">,
   path: string,
   serviceUrl = ctx.serviceUrl,
-  /** Another request to the service measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
-  companion?: Omit<LoadOptions, "url">,
+  /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
+  companion?: Omit<LoadOptions, "url"> & { url?: string },
 ): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult; companion: LoadResult | null }> {
   const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
@@ -50,14 +61,17 @@ export async function sideBySide(
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       service.push(await ctx.load({ ...request, url, durationMs, warmupMs }));
       bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
-      if (companion) companions.push(await ctx.load({ ...companion, url, durationMs, warmupMs }));
+      if (companion) companions.push(await ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }));
     }
   } finally {
     await reference.stop();
   }
   const measured = combine(service);
   const referenced = combine(bare);
-  const suspect = measured.errors > 0 || Object.keys(measured.statuses).some((s) => s !== "200") ? ` (statuses ${JSON.stringify(measured.statuses)}, ${measured.errors} errors)` : "";
+  const suspect =
+    measured.errors > 0 || Object.keys(measured.statuses).some((s) => s !== "200")
+      ? ` (statuses ${JSON.stringify(measured.statuses)}, ${measured.errors} errors)`
+      : "";
   return {
     figure: `${figure} (${(body.length / 1024).toFixed(1)} KB)`,
     value: format.load(measured) + suspect,
@@ -70,24 +84,85 @@ export async function sideBySide(
 }
 
 /** A QUERY of the comment list with `body`. */
-export const query = (body: Record<string, unknown>) => ({ method: "QUERY", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+export const query = (body: Record<string, unknown>) => ({
+  method: "QUERY",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 /** The personalization members of a read by the seeded viewer (whose reactions on page 1 are `mine`). */
 export function viewerProof(ctx: BenchContext): { author_public_key: string; author_signature: string } {
   const { siteId, pageSlug, viewer } = ctx.seeded;
-  return { author_public_key: viewer.key, author_signature: viewer.sign(signatureArrays.queryComments(siteId, pageSlug)) };
+  return {
+    author_public_key: viewer.key,
+    author_signature: viewer.sign(signatureArrays.queryComments(siteId, pageSlug)),
+  };
 }
 
 export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   const { siteId, pageSlug } = ctx.seeded;
   const page = `/api/v1/sites/${siteId}/pages/${pageSlug}`;
   const rows: BenchRow[] = [];
-  rows.push(await sideBySide(ctx, `QUERY page 1 (20) of ${ctx.seeded.commentCount}, anonymous, cached`, query({ page: 1, per_page: 20 }), `${page}/comments`));
-  rows.push(await sideBySide(ctx, `QUERY page 400 (20) of ${ctx.seeded.commentCount}, anonymous, cached`, query({ page: 400, per_page: 20 }), `${page}/comments`));
-  rows.push(await sideBySide(ctx, "QUERY page 1 (20), personalized, cached", query({ page: 1, per_page: 20, ...viewerProof(ctx) }), `${page}/comments`));
+  rows.push(
+    await sideBySide(
+      ctx,
+      `QUERY page 1 (20) of ${ctx.seeded.commentCount}, anonymous, cached`,
+      query({ page: 1, per_page: 20 }),
+      `${page}/comments`,
+    ),
+  );
+  rows.push(
+    await sideBySide(
+      ctx,
+      `QUERY page 400 (20) of ${ctx.seeded.commentCount}, anonymous, cached`,
+      query({ page: 400, per_page: 20 }),
+      `${page}/comments`,
+    ),
+  );
+  rows.push(
+    await sideBySide(
+      ctx,
+      "QUERY page 1 (20), personalized, cached",
+      query({ page: 1, per_page: 20, ...viewerProof(ctx) }),
+      `${page}/comments`,
+    ),
+  );
+  rows.push(await requestLogCost(ctx, `${page}/comments`));
   rows.push(await sideBySide(ctx, "GET room", {}, `${page}/room`));
   rows.push(await sideBySide(ctx, "GET page roles", {}, `${page}/roles`));
   rows.push(await sideBySide(ctx, "GET moderators", {}, `${page}/moderators`));
   rows.push(await sideBySide(ctx, "GET site roles", {}, `/api/v1/sites/${siteId}/roles`));
   return rows;
+}
+
+/**
+ * What the request log costs: the cached page 1 on the service (logging a line per request at
+ * the default level, as npm start does) against a second instance at `warn` (no request lines),
+ * measured in the same rounds.
+ */
+async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow> {
+  const quiet = await ctx.startInstance({ worker: false, overrides: { "log.level": "warn" } });
+  try {
+    const request = query({ page: 1, per_page: 20 });
+    const row = await sideBySide(
+      ctx,
+      `QUERY page 1 (20), cached, log.level ${ctx.config.log.level}`,
+      request,
+      path,
+      ctx.serviceUrl,
+      {
+        ...request,
+        url: `${quiet.url}${path}`,
+      },
+    );
+    const atWarn = row.companion!;
+    return {
+      figure: `${row.figure}, against log.level warn`,
+      value: row.value,
+      reference: `${row.reference}; log.level warn: ${format.load(atWarn)}`,
+      ratio: `${row.ratio} of bare; ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)} of warn (goal ≥ 95%)`,
+    };
+  } finally {
+    await quiet.stop();
+  }
 }

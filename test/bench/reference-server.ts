@@ -13,7 +13,11 @@ interface Start {
 
 process.once("message", (message: Start) => {
   const body = Buffer.from(message.body, "base64");
-  const headers = { "Content-Type": message.contentType ?? "application/json; charset=utf-8", "Content-Length": body.length, "X-Content-Type-Options": "nosniff" };
+  const headers = {
+    "Content-Type": message.contentType ?? "application/json; charset=utf-8",
+    "Content-Length": body.length,
+    "X-Content-Type-Options": "nosniff",
+  };
   const status = message.status ?? 200;
   const server = createServer((req, res) => {
     // Drain the request body like a real handler would, then answer.

@@ -19,6 +19,8 @@ export type DatabaseKind = "sqlite" | "postgres";
 /** What the load generator (test/bench/load-generator.ts, a second process) drives. */
 export interface LoadOptions {
   url: string;
+  /** A path on `url`'s origin per request instead of `url`'s own: `template` with `{n}` a random integer in [0, count). */
+  randomPath?: { template: string; count: number };
   method?: string;
   /** Sent as-is (a JSON string, typically). */
   body?: string;
@@ -77,7 +79,8 @@ export type Section = (ctx: BenchContext) => Promise<BenchRow[]>;
 /** Formatting shared by the sections, so the table reads alike. */
 export const format = {
   rate: (perSecond: number, unit = "req/s") => `${perSecond.toFixed(0)} ${unit}`,
-  load: (r: LoadResult) => `${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms`,
+  load: (r: LoadResult) =>
+    `${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms`,
   ms: (ms: number) => `${ms.toFixed(1)} ms`,
   ratio: (value: number, reference: number) => (reference > 0 ? `${((value / reference) * 100).toFixed(0)}%` : ""),
 };

@@ -40,7 +40,10 @@ function storedRow(event: RoomEvent) {
 
 /** Stores `count` comments from a few regular Matrix accounts, oldest first; returns their event ids in timeline order. */
 export async function seedComments(db: Db, target: SeedTarget, count: number, serverName: string): Promise<string[]> {
-  const authors = Array.from({ length: 8 }, (_, i) => ({ userId: `@reader${i}:${serverName}`, displayName: `Reader ${i}` }));
+  const authors = Array.from({ length: 8 }, (_, i) => ({
+    userId: `@reader${i}:${serverName}`,
+    displayName: `Reader ${i}`,
+  }));
   const start = Date.now() - count * 1000;
   const ids: string[] = [];
   for (let offset = 0; offset < count; offset += CHUNK) {
@@ -83,7 +86,13 @@ export async function seedComments(db: Db, target: SeedTarget, count: number, se
 }
 
 /** m.reaction events by `sender` on each of `targets` (stored and projected as Reaction rows). */
-export async function seedReactions(db: Db, target: SeedTarget, sender: string, targets: string[], key = "👍"): Promise<void> {
+export async function seedReactions(
+  db: Db,
+  target: SeedTarget,
+  sender: string,
+  targets: string[],
+  key = "👍",
+): Promise<void> {
   const now = Date.now();
   const events: RoomEvent[] = targets.map((relatesTo, i) => ({
     event_id: eventId(),
@@ -94,8 +103,19 @@ export async function seedReactions(db: Db, target: SeedTarget, sender: string, 
     content: { "m.relates_to": { rel_type: "m.annotation", event_id: relatesTo, key } },
   }));
   await db.matrixEvent.createMany({ data: events.map(storedRow) });
-  const rows = events.map((e, i) => ({ eventId: e.event_id, targetEventId: targets[i]!, roomId: target.roomId, sender, key, originServerTs: BigInt(e.origin_server_ts) }));
+  const rows = events.map((e, i) => ({
+    eventId: e.event_id,
+    targetEventId: targets[i]!,
+    roomId: target.roomId,
+    sender,
+    key,
+    originServerTs: BigInt(e.origin_server_ts),
+  }));
   await db.reaction.createMany({ data: rows });
   // The summary reads show, as the projection stores it with the Reaction rows (one reaction per target).
-  for (const row of rows) await db.comment.update({ where: { eventId: row.targetEventId }, data: { reactionSummary: storedSummaries(reactionSummaries([row], null)) } });
+  for (const row of rows)
+    await db.comment.update({
+      where: { eventId: row.targetEventId },
+      data: { reactionSummary: storedSummaries(reactionSummaries([row], null)) },
+    });
 }

@@ -30,35 +30,38 @@ let snapshots = 0;
 function open(): Promise<void> {
   const url = new URL(`${options.url}${path}`);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, agent, headers: { accept: "text/event-stream" } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-      responses.push(res);
-      let buffer = "";
-      let first = true;
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (!block.includes("\ndata: ")) continue;
-          if (first) {
-            first = false;
-            snapshots++;
-            resolve();
-            continue;
+    const req = request(
+      { host: url.hostname, port: url.port, path, agent, headers: { accept: "text/event-stream" } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+        responses.push(res);
+        let buffer = "";
+        let first = true;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (!block.includes("\ndata: ")) continue;
+            if (first) {
+              first = false;
+              snapshots++;
+              resolve();
+              continue;
+            }
+            const submission = /"type":"message_created".*"submission_id":"([^"]+)"/.exec(block)?.[1];
+            if (submission) {
+              const at = performance.now();
+              const times = arrivals.get(submission) ?? [];
+              times.push(at);
+              arrivals.set(submission, times);
+            }
           }
-          const submission = /"type":"message_created".*"submission_id":"([^"]+)"/.exec(block)?.[1];
-          if (submission) {
-            const at = performance.now();
-            const times = arrivals.get(submission) ?? [];
-            times.push(at);
-            arrivals.set(submission, times);
-          }
-        }
-      });
-    });
+        });
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -73,12 +76,15 @@ async function submitAll(): Promise<{ latencies: number[]; accepted: number[]; m
     // Signed and solved ahead, so the clock covers the service only.
     const body = await visitor.commentBody(options.siteId, options.pageSlug, `live ${i}`);
     const started = performance.now();
-    const res = await visitor.post(`/api/v1/sites/${options.siteId}/pages/${options.pageSlug}/comments`, body, { "idempotency-key": randomUUID() });
+    const res = await visitor.post(`/api/v1/sites/${options.siteId}/pages/${options.pageSlug}/comments`, body, {
+      "idempotency-key": randomUUID(),
+    });
     if (res.status !== 202) throw new Error(`comment answered ${res.status}: ${await res.text()}`);
     accepted.push(performance.now() - started);
     const { submission_id } = (await res.json()) as { submission_id: string };
     const deadline = Date.now() + 10_000;
-    while ((arrivals.get(submission_id)?.length ?? 0) < options.streams && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    while ((arrivals.get(submission_id)?.length ?? 0) < options.streams && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 2));
     const times = arrivals.get(submission_id) ?? [];
     missed += options.streams - times.length;
     for (const at of times) latencies.push(at - started);
@@ -88,7 +94,8 @@ async function submitAll(): Promise<{ latencies: number[]; accepted: number[]; m
 
 const send = (message: StreamClientsMessage) => process.send!(message);
 // Opened in small groups: the instance admits a burst of connects, not an unbounded one.
-for (let i = 0; i < options.streams; i += 50) await Promise.all(Array.from({ length: Math.min(50, options.streams - i) }, open));
+for (let i = 0; i < options.streams; i += 50)
+  await Promise.all(Array.from({ length: Math.min(50, options.streams - i) }, open));
 if (snapshots !== options.streams) throw new Error(`only ${snapshots} of ${options.streams} streams opened`);
 send({ ready: true });
 process.once("message", async () => {

@@ -21,13 +21,25 @@ export default async function uncached(ctx: BenchContext): Promise<BenchRow[]> {
     const figures = [
       { figure: `QUERY page 1 (20) of ${commentCount}, anonymous, uncached`, body: { page: 1, per_page: 20 } },
       { figure: `QUERY page 400 (20) of ${commentCount}, anonymous, uncached`, body: { page: 400, per_page: 20 } },
-      { figure: `QUERY page 1 (20) of ${commentCount}, personalized, uncached`, body: { page: 1, per_page: 20, ...viewerProof(ctx) } },
+      {
+        figure: `QUERY page 1 (20) of ${commentCount}, personalized, uncached`,
+        body: { page: 1, per_page: 20, ...viewerProof(ctx) },
+      },
     ];
     for (const { figure, body } of figures) {
       // A personalized read is compared with the anonymous one measured in the same rounds.
       const personal = "author_signature" in body;
-      const row = await sideBySide(ctx, figure, query(body), path, instance.url, personal ? query({ page: body.page, per_page: body.per_page }) : undefined);
-      const personalized = row.companion ? `; ${format.ratio(row.measured.requestsPerSecond, row.companion.requestsPerSecond)} of anonymous (${format.rate(row.companion.requestsPerSecond)} in the same rounds)` : "";
+      const row = await sideBySide(
+        ctx,
+        figure,
+        query(body),
+        path,
+        instance.url,
+        personal ? query({ page: body.page, per_page: body.per_page }) : undefined,
+      );
+      const personalized = row.companion
+        ? `; ${format.ratio(row.measured.requestsPerSecond, row.companion.requestsPerSecond)} of anonymous (${format.rate(row.companion.requestsPerSecond)} in the same rounds)`
+        : "";
       rows.push({
         figure: row.figure,
         value: row.value,

@@ -33,7 +33,11 @@ export default async function writes(ctx: BenchContext): Promise<BenchRow[]> {
   const post = async (i: number, text: string) => {
     const page = pages[i % ROOMS]!;
     const visitor = visitors[i % ROOMS]!;
-    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/${page}/comments`, await visitor.commentBody(siteId, page, text), { "idempotency-key": randomUUID() });
+    const res = await visitor.post(
+      `/api/v1/sites/${siteId}/pages/${page}/comments`,
+      await visitor.commentBody(siteId, page, text),
+      { "idempotency-key": randomUUID() },
+    );
     if (res.status !== 202) throw new Error(`writes: comment answered ${res.status}: ${await res.text()}`);
     return ((await res.json()) as { submission_id: string }).submission_id;
   };
@@ -50,22 +54,34 @@ export default async function writes(ctx: BenchContext): Promise<BenchRow[]> {
   // Queue the batch with the worker stopped, then time the drain from start to the last completion.
   await service.services.worker.stop();
   const ids: string[] = [];
-  for (let i = 0; i < COMMENTS; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => post(i + j, `drain comment ${i + j}`)))));
-  const rooms = new Map((await db.room.findMany({ where: { siteId, pageSlug: { in: pages }, state: "active" } })).map((r) => [r.pageSlug, r.roomId]));
-  const raw = (await db.submission.findMany({ where: { id: { in: ids } } })).map((row) => rawSendOf(service.services.names, rooms, row));
+  for (let i = 0; i < COMMENTS; i += 20)
+    ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => post(i + j, `drain comment ${i + j}`)))));
+  const rooms = new Map(
+    (await db.room.findMany({ where: { siteId, pageSlug: { in: pages }, state: "active" } })).map((r) => [
+      r.pageSlug,
+      r.roomId,
+    ]),
+  );
+  const raw = (await db.submission.findMany({ where: { id: { in: ids } } })).map((row) =>
+    rawSendOf(service.services.names, rooms, row),
+  );
   // Each phase starts once the service has projected the previous one's events, so no phase
   // pays for another's projection.
   let expected = ROOMS;
   const projected = async (added: number) => {
     expected += added;
-    while ((await db.comment.count({ where: { siteId, pageSlug: { in: pages } } })) < expected) await new Promise((r) => setTimeout(r, 100));
+    while ((await db.comment.count({ where: { siteId, pageSlug: { in: pages } } })) < expected)
+      await new Promise((r) => setTimeout(r, 100));
   };
   const before = await rawSends(ctx, raw, concurrency);
   await projected(COMMENTS);
   const started = Date.now();
   service.services.worker.start();
   await sent(ids);
-  const done = await db.submission.findMany({ where: { id: { in: ids } }, select: { status: true, completedAt: true } });
+  const done = await db.submission.findMany({
+    where: { id: { in: ids } },
+    select: { status: true, completedAt: true },
+  });
   const failed = done.filter((r) => r.status !== "sent").length;
   const drainSeconds = (Math.max(...done.map((r) => r.completedAt!.getTime())) - started) / 1000;
   await projected(COMMENTS - failed);
@@ -78,7 +94,11 @@ export default async function writes(ctx: BenchContext): Promise<BenchRow[]> {
   const listed = async () => {
     let total = 0;
     for (const page of pages) {
-      const res = await fetch(`${ctx.serviceUrl}/api/v1/sites/${siteId}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: '{"per_page":1}' });
+      const res = await fetch(`${ctx.serviceUrl}/api/v1/sites/${siteId}/pages/${page}/comments`, {
+        method: "QUERY",
+        headers: { "content-type": "application/json" },
+        body: '{"per_page":1}',
+      });
       total += ((await res.json()) as { meta: { total: number } }).meta.total;
     }
     return total;
@@ -119,11 +139,19 @@ export default async function writes(ctx: BenchContext): Promise<BenchRow[]> {
  * The event the worker sends for a submission (same sender, room and content) as a raw send;
  * its proof block names a submission of its own, so the projection keeps the two apart.
  */
-function rawSendOf(names: MatrixNames, rooms: Map<string, string>, row: { pageSlug: string; siteId: string; authorPublicKey: string; payload: string }): RawSend {
+function rawSendOf(
+  names: MatrixNames,
+  rooms: Map<string, string>,
+  row: { pageSlug: string; siteId: string; authorPublicKey: string; payload: string },
+): RawSend {
   const { matrix } = JSON.parse(row.payload) as SubmissionPayload;
   const roomId = rooms.get(row.pageSlug);
   if (matrix.action !== "send" || !roomId) throw new Error(`writes: no comment send for ${row.pageSlug}`);
-  return resent({ roomId, userId: names.visitorUserId(row.siteId, Buffer.from(row.authorPublicKey, "base64url")), content: matrix.content });
+  return resent({
+    roomId,
+    userId: names.visitorUserId(row.siteId, Buffer.from(row.authorPublicKey, "base64url")),
+    content: matrix.content,
+  });
 }
 
 /** The same send naming a fresh submission of its own. */
@@ -139,7 +167,11 @@ async function rawSends(ctx: BenchContext, sends: RawSend[], concurrency: number
     for (let i = next++; i < sends.length; i = next++) {
       const { roomId, userId, content } = sends[i]!;
       const url = `${ctx.homeserver.url}/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(`raw.${randomUUID()}`)}?user_id=${encodeURIComponent(userId)}`;
-      const res = await fetch(url, { method: "PUT", headers: { authorization: `Bearer ${ctx.homeserver.asToken}`, "content-type": "application/json" }, body: JSON.stringify(content) });
+      const res = await fetch(url, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ctx.homeserver.asToken}`, "content-type": "application/json" },
+        body: JSON.stringify(content),
+      });
       if (!res.ok) throw new Error(`writes: raw send answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     }

@@ -12,8 +12,17 @@ import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
-import { signatureArrays } from "../support/signature-arrays.ts";
-import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  startTestService,
+  TEST_ORIGIN,
+  testConfigDocument,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments, whenListed } from "../support/reads.ts";
@@ -29,7 +38,10 @@ const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 
 /** Runs the backfill command to its end. */
 const backfill = (configFile: string, ...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "src/cli/backfill.ts", "--config", configFile, ...args], { cwd: root, encoding: "utf8" });
+  spawnSync(process.execPath, ["--import", "tsx", "src/cli/backfill.ts", "--config", configFile, ...args], {
+    cwd: root,
+    encoding: "utf8",
+  });
 
 function writeConfig(document: Record<string, unknown>): string {
   const file = join(tmpdir(), `backfill-${randomBytes(4).toString("hex")}.toml`);
@@ -44,7 +56,8 @@ function writeConfig(document: Record<string, unknown>): string {
 function unrecoverable(reads: Record<string, any>): Record<string, any> {
   const copy = structuredClone(reads);
   for (const read of Object.values(copy)) {
-    for (const message of Array.isArray(read?.data) ? read.data : []) if (message.status === "redacted") delete message.submission_id;
+    for (const message of Array.isArray(read?.data) ? read.data : [])
+      if (message.status === "redacted") delete message.submission_id;
   }
   return copy;
 }
@@ -74,72 +87,144 @@ for (const provider of PROVIDERS) {
       const alice = new Visitor(service.url, TEST_ORIGIN);
       const bob = new Visitor(service.url, TEST_ORIGIN);
       const base = (page: string, site = declared) => `/api/v1/sites/${site}/pages/${page}`;
-      const list = (page: string, site = declared) => async () => (await listComments(service!, site, page, { per_page: 100 })).data;
-      const comment = async (visitor: Visitor, page: string, text: string, extra: { reply_to?: string; display_name?: string } = {}, site = declared) =>
-        whenListed(await visitor.post(`${base(page, site)}/comments`, await visitor.commentBody(site, page, text, extra), { "idempotency-key": `c-${Math.random()}` }), list(page, site), text);
-      const shows = (page: string, what: string, check: (m: any[]) => boolean) => eventually(async () => check(await list(page)()), 30_000, what);
+      const list =
+        (page: string, site = declared) =>
+        async () =>
+          (await listComments(service!, site, page, { per_page: 100 })).data;
+      const comment = async (
+        visitor: Visitor,
+        page: string,
+        text: string,
+        extra: { reply_to?: string; display_name?: string } = {},
+        site = declared,
+      ) =>
+        whenListed(
+          await visitor.post(`${base(page, site)}/comments`, await visitor.commentBody(site, page, text, extra), {
+            "idempotency-key": `c-${Math.random()}`,
+          }),
+          list(page, site),
+          text,
+        );
+      const shows = (page: string, what: string, check: (m: any[]) => boolean) =>
+        eventually(async () => check(await list(page)()), 30_000, what);
 
       // The main page: comments, a reply, an edit, reactions, a poll with votes, a redaction.
       const first = await comment(alice, "main", "First!", { display_name: "Ada" });
       const reply = await comment(bob, "main", "A reply", { reply_to: first.event_id, display_name: "Bob" });
       const edited = "First! (edited)";
-      const editRes = await alice.send("PATCH", `${base("main")}/comments/${enc(first.event_id)}`, { content: edited, ...(await alice.proof((ch) => signatureArrays.editComment(declared, "main", first.event_id, edited, ch))) }, { "idempotency-key": "edit" });
+      const editRes = await alice.send(
+        "PATCH",
+        `${base("main")}/comments/${enc(first.event_id)}`,
+        {
+          content: edited,
+          ...(await alice.proof((ch) => signatureArrays.editComment(declared, "main", first.event_id, edited, ch))),
+        },
+        { "idempotency-key": "edit" },
+      );
       assert.equal(editRes.status, 202);
-      for (const [visitor, target, key] of [[bob, first, "👍"], [alice, first, "👍"], [alice, reply, "🎉"]] as const) {
-        const res = await visitor.send("POST", `${base("main")}/comments/${enc(target.event_id)}/reactions`, { key, ...(await visitor.proof((ch) => signatureArrays.react(declared, "main", target.event_id, key, ch))) });
+      for (const [visitor, target, key] of [
+        [bob, first, "👍"],
+        [alice, first, "👍"],
+        [alice, reply, "🎉"],
+      ] as const) {
+        const res = await visitor.send("POST", `${base("main")}/comments/${enc(target.event_id)}/reactions`, {
+          key,
+          ...(await visitor.proof((ch) => signatureArrays.react(declared, "main", target.event_id, key, ch))),
+        });
         assert.equal(res.status, 204);
       }
       const pollRes = await alice.send(
         "POST",
         `${base("main")}/polls`,
-        { question: "Tea or coffee?", options: ["Tea", "Coffee"], ...(await alice.proof((ch) => signatureArrays.createPoll(declared, "main", "Tea or coffee?", ["Tea", "Coffee"], 1, null, null, ch))) },
+        {
+          question: "Tea or coffee?",
+          options: ["Tea", "Coffee"],
+          ...(await alice.proof((ch) =>
+            signatureArrays.createPoll(declared, "main", "Tea or coffee?", ["Tea", "Coffee"], 1, null, null, ch),
+          )),
+        },
         { "idempotency-key": "poll" },
       );
       const poll = await whenListed(pollRes, list("main"), "the poll");
-      for (const [visitor, option] of [[alice, 0], [bob, 1]] as const) {
+      for (const [visitor, option] of [
+        [alice, 0],
+        [bob, 1],
+      ] as const) {
         const optionId = poll.content.options[option].id;
-        const res = await visitor.send("POST", `${base("main")}/polls/${enc(poll.event_id)}/votes`, { option_id: optionId, ...(await visitor.proof((ch) => signatureArrays.vote(declared, "main", poll.event_id, optionId, ch))) });
+        const res = await visitor.send("POST", `${base("main")}/polls/${enc(poll.event_id)}/votes`, {
+          option_id: optionId,
+          ...(await visitor.proof((ch) => signatureArrays.vote(declared, "main", poll.event_id, optionId, ch))),
+        });
         assert.equal(res.status, 204);
       }
       const doomed = await comment(bob, "main", "Regrettable");
-      const deleteRes = await bob.send("DELETE", `${base("main")}/comments/${enc(doomed.event_id)}`, await bob.proof((ch) => signatureArrays.deleteComment(declared, "main", doomed.event_id, ch)), { "idempotency-key": "delete" });
+      const deleteRes = await bob.send(
+        "DELETE",
+        `${base("main")}/comments/${enc(doomed.event_id)}`,
+        await bob.proof((ch) => signatureArrays.deleteComment(declared, "main", doomed.event_id, ch)),
+        { "idempotency-key": "delete" },
+      );
       assert.equal(deleteRes.status, 202);
 
       // A plain Matrix account joins the page room and comments from its own client.
       const mainRoom = await resolveAlias(`#_service_${declared}_main:localhost`);
       const dana = await registerMatrixUser(`dana-${randomBytes(4).toString("hex")}`);
       await matrixRequest("POST", `/_matrix/client/v3/join/${enc(mainRoom)}`, dana.token, {});
-      await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(mainRoom)}/send/m.room.message/dana-1`, dana.token, { msgtype: "m.text", body: "From my own client" });
+      await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(mainRoom)}/send/m.room.message/dana-1`, dana.token, {
+        msgtype: "m.text",
+        body: "From my own client",
+      });
 
       // An upgraded page: a comment in the old room; the bot (its creator) upgrades it through the
       // Matrix API, the service is told of the successor, and the next comment goes there.
       await comment(alice, "upgraded", "Before the upgrade");
       const oldRoom = await resolveAlias(`#_service_${declared}_upgraded:localhost`);
-      const { replacement_room: newRoom } = await matrixRequest<{ replacement_room: string }>("POST", `/_matrix/client/v3/rooms/${enc(oldRoom)}/upgrade`, undefined, { new_version: "12" });
+      const { replacement_room: newRoom } = await matrixRequest<{ replacement_room: string }>(
+        "POST",
+        `/_matrix/client/v3/rooms/${enc(oldRoom)}/upgrade`,
+        undefined,
+        { new_version: "12" },
+      );
       await service.services.db.room.update({ where: { roomId: oldRoom }, data: { state: "superseded" } });
-      await service.services.db.room.create({ data: { roomId: newRoom, siteId: declared, pageSlug: "upgraded", roomVersion: "12" } });
+      await service.services.db.room.create({
+        data: { roomId: newRoom, siteId: declared, pageSlug: "upgraded", roomVersion: "12" },
+      });
       await service.services.projector.replayWaiting(newRoom);
       const after = await comment(alice, "upgraded", "After the upgrade");
-      assert.equal((await service.services.db.comment.findUniqueOrThrow({ where: { eventId: after.event_id } })).roomId, newRoom);
+      assert.equal(
+        (await service.services.db.comment.findUniqueOrThrow({ where: { eventId: after.event_id } })).roomId,
+        newRoom,
+      );
 
       // A site registered through the API, with a verified origin (its ownership proof).
       ({ siteId: registered } = await registerSite(service, uniqueSiteId("bf-api"), [TEST_ORIGIN]));
       await comment(alice, "p", "On a registered site", {}, registered);
 
-      await shows("main", "the edit, the reactions, the votes and the redaction", (m) =>
-        m.some((c) => c.content.body === edited) &&
-        m.some((c) => c.event_id === doomed.event_id && c.status === "redacted") &&
-        m.some((c) => c.content.body === "From my own client") &&
-        m.find((c) => c.event_id === first.event_id)?.reactions[0]?.count === 2 &&
-        m.find((c) => c.event_id === poll.event_id)?.content.responses?.length === 2,
+      await shows(
+        "main",
+        "the edit, the reactions, the votes and the redaction",
+        (m) =>
+          m.some((c) => c.content.body === edited) &&
+          m.some((c) => c.event_id === doomed.event_id && c.status === "redacted") &&
+          m.some((c) => c.content.body === "From my own client") &&
+          m.find((c) => c.event_id === first.event_id)?.reactions[0]?.count === 2 &&
+          m.find((c) => c.event_id === poll.event_id)?.content.responses?.length === 2,
       );
 
       const reads = async () => {
         const out: Record<string, unknown> = {};
         const get = async (path: string) => (await call(service!, "GET", path)).body;
-        for (const [site, page] of [[declared, "main"], [declared, "upgraded"], [registered, "p"]] as const) {
+        for (const [site, page] of [
+          [declared, "main"],
+          [declared, "upgraded"],
+          [registered, "p"],
+        ] as const) {
           out[`${site}/${page} anonymous`] = await listComments(service!, site, page, { per_page: 100 });
-          out[`${site}/${page} alice`] = await listComments(service!, site, page, { per_page: 100, author_public_key: alice.key, author_signature: alice.sign(signatureArrays.queryComments(site, page)) });
+          out[`${site}/${page} alice`] = await listComments(service!, site, page, {
+            per_page: 100,
+            author_public_key: alice.key,
+            author_signature: alice.sign(signatureArrays.queryComments(site, page)),
+          });
           out[`${site}/${page} room`] = await get(`${base(page, site)}/room`);
           out[`${site}/${page} roles`] = await get(`${base(page, site)}/roles`);
           out[`${site}/${page} moderators`] = await get(`${base(page, site)}/moderators`);
@@ -149,7 +234,8 @@ for (const provider of PROVIDERS) {
         return out;
       };
       const expected = await reads();
-      const siteRow = async (site: string) => (await ok(call(service!, "QUERY", "/api/v1/operator/sites", OPERATOR, { site_id: site }))).data[0];
+      const siteRow = async (site: string) =>
+        (await ok(call(service!, "QUERY", "/api/v1/operator/sites", OPERATOR, { site_id: site }))).data[0];
       const registeredBefore = await siteRow(registered);
       assert.equal(registeredBefore.verified, true);
       await service.stop();
@@ -157,7 +243,11 @@ for (const provider of PROVIDERS) {
 
       // The database is lost. The backfill of the declared site is killed after its first room…
       const configFile = writeConfig(testConfigDocument({ databaseUrl: rebuilt.url, sites }));
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/backfill.ts", "--config", configFile, "--site", declared, "--page-size", "3"], { cwd: root });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "src/cli/backfill.ts", "--config", configFile, "--site", declared, "--page-size", "3"],
+        { cwd: root },
+      );
       let output = "";
       let errors = "";
       child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")));
@@ -169,7 +259,11 @@ for (const provider of PROVIDERS) {
         child.on("exit", (_code, signal) => resolveExit(signal));
       });
       assert.equal(killed, "SIGKILL", output + errors);
-      assert.match(output, /^backfill: 4 rooms to read$/m, "the Space, the main page and the upgraded page's two rooms");
+      assert.match(
+        output,
+        /^backfill: 4 rooms to read$/m,
+        "the Space, the main page and the upgraded page's two rooms",
+      );
       assert.doesNotMatch(output, /\[4\/4\]/, "killed before it finished");
       const midway = await openDatabase(rebuilt.url);
       try {
@@ -182,9 +276,19 @@ for (const provider of PROVIDERS) {
       // …and run again: it resumes, each room from where it stopped.
       const resumed = backfill(configFile, "--site", declared, "--page-size", "3");
       assert.equal(resumed.status, 0, resumed.stdout + resumed.stderr);
-      assert.match(resumed.stdout, new RegExp(`\\[1/4\\] ${declared} \\(space\\) \\S+ space: 0 events read \\(\\d+ in all\\)`), "the Space was read before the kill");
-      assert.match(resumed.stdout, new RegExp(`\\[3/4\\] ${declared}/upgraded ${oldRoom.replace(/[.$]/g, "\\$&")} superseded: `));
-      assert.match(resumed.stdout, new RegExp(`\\[4/4\\] ${declared}/upgraded ${newRoom.replace(/[.$]/g, "\\$&")} active: `));
+      assert.match(
+        resumed.stdout,
+        new RegExp(`\\[1/4\\] ${declared} \\(space\\) \\S+ space: 0 events read \\(\\d+ in all\\)`),
+        "the Space was read before the kill",
+      );
+      assert.match(
+        resumed.stdout,
+        new RegExp(`\\[3/4\\] ${declared}/upgraded ${oldRoom.replace(/[.$]/g, "\\$&")} superseded: `),
+      );
+      assert.match(
+        resumed.stdout,
+        new RegExp(`\\[4/4\\] ${declared}/upgraded ${newRoom.replace(/[.$]/g, "\\$&")} active: `),
+      );
       assert.match(resumed.stdout, /^backfill: 1 sites, 4 rooms, \d+ events read; 0 rooms failed$/m);
       // Every site (the one just read included: nothing new to read there).
       const all = backfill(configFile);
@@ -197,11 +301,22 @@ for (const provider of PROVIDERS) {
 
       // Not recoverable: the registered site's ownership proof. It is back, unverified, and takes
       // no writes until it verifies an origin again; the declared site keeps its configuration.
-      const kept = ({ site_id, source, status, id_generated, has_secret, space_room_id }: any) => ({ site_id, source, status, id_generated, has_secret, space_room_id });
+      const kept = ({ site_id, source, status, id_generated, has_secret, space_room_id }: any) => ({
+        site_id,
+        source,
+        status,
+        id_generated,
+        has_secret,
+        space_room_id,
+      });
       const registeredAfter = await siteRow(registered);
       assert.deepEqual(kept(registeredAfter), kept(registeredBefore));
       assert.equal(registeredAfter.verified, false);
-      await expectProblem(await alice.post(`${base("p", registered)}/comments`, await alice.commentBody(registered, "p", "refused")), 403, "site-not-verified");
+      await expectProblem(
+        await alice.post(`${base("p", registered)}/comments`, await alice.commentBody(registered, "p", "refused")),
+        403,
+        "site-not-verified",
+      );
       const later = await comment(alice, "main", "Writes go on on the declared site");
       assert.equal(later.author.display_name, "Ada", "the visitor keeps the name it had");
 
@@ -216,8 +331,15 @@ for (const provider of PROVIDERS) {
         await db.backfillProgress.update({ where: { roomId: mainRoom }, data: { nextToken: "not-a-token" } });
         const partial = backfill(configFile, "--site", declared);
         assert.equal(partial.status, 4, partial.stdout + partial.stderr);
-        assert.match(partial.stdout, new RegExp(`\\[2/4\\] ${declared}/main \\S+ active: 0 events read \\(\\d+ in all\\) FAILED: `));
-        assert.match(partial.stdout, new RegExp(`^backfill: \\[4/4\\] ${declared}/upgraded \\S+ active: 0 events read \\(\\d+ in all\\)$`, "m"), "the rooms after it are read");
+        assert.match(
+          partial.stdout,
+          new RegExp(`\\[2/4\\] ${declared}/main \\S+ active: 0 events read \\(\\d+ in all\\) FAILED: `),
+        );
+        assert.match(
+          partial.stdout,
+          new RegExp(`^backfill: \\[4/4\\] ${declared}/upgraded \\S+ active: 0 events read \\(\\d+ in all\\)$`, "m"),
+          "the rooms after it are read",
+        );
         assert.match(partial.stdout, /; 1 rooms failed$/m);
         await db.backfillProgress.delete({ where: { roomId: mainRoom } });
       } finally {
@@ -237,7 +359,11 @@ for (const provider of PROVIDERS) {
       assert.match(down.stdout, /cannot be read/);
       const unknown = backfill(good, "--site", uniqueSiteId("nowhere"));
       assert.equal(unknown.status, 5, unknown.stdout + unknown.stderr);
-      const start = spawnSync(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", good, "--backfill-site", uniqueSiteId("nowhere")], { cwd: root, encoding: "utf8" });
+      const start = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "src/cli/start.ts", "--config", good, "--backfill-site", uniqueSiteId("nowhere")],
+        { cwd: root, encoding: "utf8" },
+      );
       assert.equal(start.status, 5, `the start-up mode stops with the backfill's code: ${start.stdout}${start.stderr}`);
     });
   });

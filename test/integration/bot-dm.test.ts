@@ -7,7 +7,15 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import * as answers from "../../src/features/governance/bot/answers.ts";
 import type { RoleKind } from "../../src/features/governance/standing.ts";
-import { eventually, freshDatabase, PROVIDERS, serviceFor, startTestService, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  serviceFor,
+  startTestService,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -34,7 +42,9 @@ class Account {
       is_direct: true,
       preset: "trusted_private_chat",
       invite: [BOT, ...(options.others ?? []).map((o) => o.userId)],
-      initial_state: options.encrypted ? [{ type: "m.room.encryption", state_key: "", content: { algorithm: "m.megolm.v1.aes-sha2" } }] : [],
+      initial_state: options.encrypted
+        ? [{ type: "m.room.encryption", state_key: "", content: { algorithm: "m.megolm.v1.aes-sha2" } }]
+        : [],
     });
     return room_id;
   }
@@ -48,7 +58,12 @@ class Account {
   }
 
   async send(roomId: string, type: string, content: Record<string, unknown>): Promise<void> {
-    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/${type}/t${++this.txn}-${Date.now()}`, this.token, content);
+    await matrixRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/send/${type}/t${++this.txn}-${Date.now()}`,
+      this.token,
+      content,
+    );
   }
 
   say(roomId: string, body: string): Promise<void> {
@@ -63,7 +78,10 @@ class Account {
       `/_matrix/client/v3/rooms/${enc(roomId)}/messages?dir=b&limit=1000&filter=${filter}`,
       this.token,
     );
-    return page.chunk.reverse().filter((e) => e.content.msgtype === "m.notice").map((e) => e.content.body ?? "");
+    return page.chunk
+      .reverse()
+      .filter((e) => e.content.msgtype === "m.notice")
+      .map((e) => e.content.body ?? "");
   }
 
   /** Waits for the bot's `n`th notice (1-based) in the room. */
@@ -80,7 +98,13 @@ class Account {
 
   /** The bot's membership of the room, as this account sees it. */
   async botMembership(roomId: string): Promise<string> {
-    return (await matrixRequest<{ membership: string }>("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.member/${enc(BOT)}`, this.token)).membership;
+    return (
+      await matrixRequest<{ membership: string }>(
+        "GET",
+        `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.member/${enc(BOT)}`,
+        this.token,
+      )
+    ).membership;
   }
 
   /** A DM the bot has joined and greeted in. */
@@ -95,10 +119,21 @@ class Account {
 async function registeredSite(service: TestService): Promise<{ siteId: string; claimToken: string }> {
   // fetch reuses connections kept alive to an instance stopped earlier on this port; each fails
   // once ("other side closed"), so spend them first (as retirement.test.ts does).
-  for (let i = 0; i < 5 && !(await fetch(`${service.url}/health`).then((r) => r.ok, () => false)); i++);
+  for (
+    let i = 0;
+    i < 5 &&
+    !(await fetch(`${service.url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  );
   const registered = await fetch(`${service.url}/api/v1/sites`, { method: "POST" });
   assert.equal(registered.status, 201);
-  const { site_id: siteId, claim_token: claimToken } = (await registered.json()) as { site_id: string; claim_token: string };
+  const { site_id: siteId, claim_token: claimToken } = (await registered.json()) as {
+    site_id: string;
+    claim_token: string;
+  };
   return { siteId, claimToken };
 }
 
@@ -106,14 +141,28 @@ async function registeredSite(service: TestService): Promise<{ siteId: string; c
 async function siteWithRoom(service: TestService, page: string) {
   const { siteId, claimToken } = await registeredSite(service);
   const visitor = new Visitor(service.url, "https://anywhere.example");
-  const posted = await visitor.post(`/api/v1/sites/${siteId}/pages/${page}/comments`, await visitor.commentBody(siteId, page, "hello"), { "idempotency-key": "first" });
+  const posted = await visitor.post(
+    `/api/v1/sites/${siteId}/pages/${page}/comments`,
+    await visitor.commentBody(siteId, page, "hello"),
+    { "idempotency-key": "first" },
+  );
   assert.equal(posted.status, 202, await posted.text());
-  const roomId = await eventually(async () => (await service.services.db.room.findFirst({ where: { siteId, pageSlug: page } }))?.roomId, 30_000, "the page room");
+  const roomId = await eventually(
+    async () => (await service.services.db.room.findFirst({ where: { siteId, pageSlug: page } }))?.roomId,
+    30_000,
+    "the page room",
+  );
   return { siteId, claimToken, roomId, spaceId: await resolveAlias(`#_service_${siteId}:${TEST_SERVER_NAME}`) };
 }
 
 /** A pending claim through the claim routes (the owner's claim token); returns its verify token. */
-async function claimVia(service: TestService, site: { siteId: string; claimToken: string }, role: RoleKind, userId: string, pageSlug: string | null = null): Promise<string> {
+async function claimVia(
+  service: TestService,
+  site: { siteId: string; claimToken: string },
+  role: RoleKind,
+  userId: string,
+  pageSlug: string | null = null,
+): Promise<string> {
   const scope = pageSlug === null ? "" : `/pages/${pageSlug}`;
   const res = await fetch(`${service.url}/api/v1/sites/${site.siteId}${scope}/${role}-claims`, {
     method: "POST",
@@ -135,8 +184,10 @@ for (const provider of PROVIDERS) {
     let ownerDm: string;
     const page = "first-post";
 
-    const claim = (role: RoleKind, userId: string, pageSlug: string | null = null) => claimVia(service, site, role, userId, pageSlug);
-    const pendingOf = async (userId: string) => (await service.services.governance.pendingClaims(site.siteId)).filter((c) => c.userId === userId);
+    const claim = (role: RoleKind, userId: string, pageSlug: string | null = null) =>
+      claimVia(service, site, role, userId, pageSlug);
+    const pendingOf = async (userId: string) =>
+      (await service.services.governance.pendingClaims(site.siteId)).filter((c) => c.userId === userId);
 
     before(async () => {
       service = running.service;
@@ -149,10 +200,31 @@ for (const provider of PROVIDERS) {
       ownerDm = await owner.dm();
       const answer = await owner.ask(ownerDm, `service-claim:${token}`);
       assert.equal(answer, `Claim applied: you are now site admin of site "${site.siteId}" (power level 100).`);
-      assert.equal(await eventually(async () => (await levelIn(site.spaceId, owner.userId)) === 100, 30_000, "admin level in the Space"), true);
-      assert.equal(await eventually(async () => (await levelIn(site.roomId, owner.userId)) === 100, 30_000, "admin level in the room"), true);
-      assert.equal(await service.services.db.matrixEvent.count({ where: { roomId: ownerDm } }), 0, "no DM event in the page event store");
-      assert.equal(await eventually(async () => (await service.services.db.botInboxEvent.count()) === 0, 10_000, "an empty inbox"), true);
+      assert.equal(
+        await eventually(
+          async () => (await levelIn(site.spaceId, owner.userId)) === 100,
+          30_000,
+          "admin level in the Space",
+        ),
+        true,
+      );
+      assert.equal(
+        await eventually(
+          async () => (await levelIn(site.roomId, owner.userId)) === 100,
+          30_000,
+          "admin level in the room",
+        ),
+        true,
+      );
+      assert.equal(
+        await service.services.db.matrixEvent.count({ where: { roomId: ownerDm } }),
+        0,
+        "no DM event in the page event store",
+      );
+      assert.equal(
+        await eventually(async () => (await service.services.db.botInboxEvent.count()) === 0, 10_000, "an empty inbox"),
+        true,
+      );
     });
 
     test("a site manager claim applies level 75 in the Space and the room", async () => {
@@ -160,31 +232,70 @@ for (const provider of PROVIDERS) {
       const token = await claim("manager", manager.userId);
       const answer = await manager.ask(await manager.dm(), `service-claim:${token}`);
       assert.equal(answer, `Claim applied: you are now site manager of site "${site.siteId}" (power level 75).`);
-      assert.equal(await eventually(async () => (await levelIn(site.spaceId, manager.userId)) === 75, 30_000, "manager level in the Space"), true);
-      assert.equal(await eventually(async () => (await levelIn(site.roomId, manager.userId)) === 75, 30_000, "manager level in the room"), true);
+      assert.equal(
+        await eventually(
+          async () => (await levelIn(site.spaceId, manager.userId)) === 75,
+          30_000,
+          "manager level in the Space",
+        ),
+        true,
+      );
+      assert.equal(
+        await eventually(
+          async () => (await levelIn(site.roomId, manager.userId)) === 75,
+          30_000,
+          "manager level in the room",
+        ),
+        true,
+      );
     });
 
     test("a moderator claim applies level 50 in that page's room only", async () => {
       const moderator = await Account.register("moderator");
       const token = await claim("moderator", moderator.userId, page);
       const answer = await moderator.ask(await moderator.dm(), `service-claim:${token}`);
-      assert.equal(answer, `Claim applied: you are now moderator of page "${page}" on site "${site.siteId}" (power level 50).`);
-      assert.equal(await eventually(async () => (await levelIn(site.roomId, moderator.userId)) === 50, 30_000, "moderator level in the room"), true);
+      assert.equal(
+        answer,
+        `Claim applied: you are now moderator of page "${page}" on site "${site.siteId}" (power level 50).`,
+      );
+      assert.equal(
+        await eventually(
+          async () => (await levelIn(site.roomId, moderator.userId)) === 50,
+          30_000,
+          "moderator level in the room",
+        ),
+        true,
+      );
       assert.equal(await levelIn(site.spaceId, moderator.userId), undefined, "nothing in the Space");
     });
 
     test("wrong, reused, expired and someone else's tokens are refused with an answer", async () => {
-      assert.match(await owner.ask(ownerDm, `service-claim:${randomBytes(24).toString("base64url")}`), /^Claim refused\. This claim token is not valid/);
+      assert.match(
+        await owner.ask(ownerDm, `service-claim:${randomBytes(24).toString("base64url")}`),
+        /^Claim refused\. This claim token is not valid/,
+      );
       const token = await claim("manager", owner.userId);
-      await service.services.db.roleClaim.updateMany({ where: { userId: owner.userId, role: "manager", status: "pending" }, data: { expiresAt: new Date(Date.now() - 1000) } });
-      assert.equal(await owner.ask(ownerDm, `service-claim:${token}`), "Claim refused. This claim token has expired. Ask for a new claim.");
+      await service.services.db.roleClaim.updateMany({
+        where: { userId: owner.userId, role: "manager", status: "pending" },
+        data: { expiresAt: new Date(Date.now() - 1000) },
+      });
+      assert.equal(
+        await owner.ask(ownerDm, `service-claim:${token}`),
+        "Claim refused. This claim token has expired. Ask for a new claim.",
+      );
       const other = await Account.register("other");
       const theirs = await claim("manager", other.userId);
-      assert.equal(await owner.ask(ownerDm, `service-claim:${theirs}`), "Claim refused. This claim token was issued for another Matrix account.");
+      assert.equal(
+        await owner.ask(ownerDm, `service-claim:${theirs}`),
+        "Claim refused. This claim token was issued for another Matrix account.",
+      );
       assert.equal((await pendingOf(other.userId)).length, 1, "their claim is still pending");
       const fresh = await claim("manager", owner.userId);
       assert.match(await owner.ask(ownerDm, `service-claim:${fresh}`), /^Claim applied: you are now site manager/);
-      assert.equal(await owner.ask(ownerDm, `service-claim:${fresh}`), "Claim refused. This claim token has already been used.");
+      assert.equal(
+        await owner.ask(ownerDm, `service-claim:${fresh}`),
+        "Claim refused. This claim token has already been used.",
+      );
     });
   });
 }
@@ -198,12 +309,16 @@ describe("what the bot will not do", () => {
     site = await siteWithRoom(service, "p");
   });
   const claim = (role: RoleKind, userId: string) => claimVia(service, site, role, userId);
-  const stillPending = async (userId: string) => (await service.services.governance.pendingClaims(site.siteId)).some((c) => c.userId === userId);
+  const stillPending = async (userId: string) =>
+    (await service.services.governance.pendingClaims(site.siteId)).some((c) => c.userId === userId);
 
   test("a stranger's invite is declined, and its room never reaches the event store", async () => {
     const stranger = await Account.register("stranger");
     const roomId = await stranger.roomWithBot();
-    assert.equal(await eventually(async () => (await stranger.botMembership(roomId)) === "leave", 30_000, "the invite declined"), true);
+    assert.equal(
+      await eventually(async () => (await stranger.botMembership(roomId)) === "leave", 30_000, "the invite declined"),
+      true,
+    );
     assert.equal((await service.services.db.botRoom.findUnique({ where: { roomId } }))?.state, "declined");
     assert.equal(await service.services.db.matrixEvent.count({ where: { roomId } }), 0);
   });
@@ -213,7 +328,13 @@ describe("what the bot will not do", () => {
     const token = await claim("manager", user.userId);
     const roomId = await user.roomWithBot({ encrypted: true });
     assert.equal(await user.notice(roomId, 1), answers.ENCRYPTED);
-    await user.send(roomId, "m.room.encrypted", { algorithm: "m.megolm.v1.aes-sha2", ciphertext: "AwgAEn...", sender_key: "k", session_id: "s", device_id: "D" });
+    await user.send(roomId, "m.room.encrypted", {
+      algorithm: "m.megolm.v1.aes-sha2",
+      ciphertext: "AwgAEn...",
+      sender_key: "k",
+      session_id: "s",
+      device_id: "D",
+    });
     assert.equal(await user.notice(roomId, 2), answers.ENCRYPTED);
     // A plain message in an encrypted room (a client may send one) is not acted on either.
     assert.equal(await user.ask(roomId, `service-claim:${token}`), answers.ENCRYPTED);
@@ -226,9 +347,12 @@ describe("what the bot will not do", () => {
     const roomId = await user.dm();
     await user.leave(roomId);
     const botMembership = async () =>
-      (await matrixRequest<{ chunk: Array<{ state_key: string; content: { membership: string } }> }>("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/members`)).chunk.find(
-        (e) => e.state_key === BOT,
-      )?.content.membership;
+      (
+        await matrixRequest<{ chunk: Array<{ state_key: string; content: { membership: string } }> }>(
+          "GET",
+          `/_matrix/client/v3/rooms/${enc(roomId)}/members`,
+        )
+      ).chunk.find((e) => e.state_key === BOT)?.content.membership;
     assert.equal(await eventually(async () => (await botMembership()) === "leave", 30_000, "the bot gone"), true);
     assert.equal((await service.services.db.botRoom.findUnique({ where: { roomId } }))?.state, "left");
   });
@@ -294,7 +418,14 @@ describe("ownership transfer and commands through the DM", () => {
     assert.equal((await claimWith(newToken)).status, 200, "the new claim token works");
 
     // The admin roster was reset to the buyer.
-    assert.equal(await eventually(async () => (await levelIn(site.spaceId, seller.userId)) === undefined, 30_000, "the seller's level removed"), true);
+    assert.equal(
+      await eventually(
+        async () => (await levelIn(site.spaceId, seller.userId)) === undefined,
+        30_000,
+        "the seller's level removed",
+      ),
+      true,
+    );
     assert.equal(await levelIn(site.spaceId, buyer.userId), 100);
     // Never logged, never stored.
     assert.ok(!logs.some((line) => line.includes(newToken)), "the new claim token is in the log");
@@ -310,8 +441,14 @@ describe("ownership transfer and commands through the DM", () => {
     await claimVia(service, site, "manager", waiting.userId);
 
     assert.equal(await admin.ask(dm, "!service help"), answers.HELP);
-    assert.equal(await admin.ask(dm, "!service roles"), `Your roles:\n  site admin of site "${site.siteId}" (power level 100)`);
-    assert.match(await admin.ask(dm, `!service status ${site.siteId}`), new RegExp(`^Site "${site.siteId}": active, 1 page with a room\\.\\nOrigins allowed to write:\\n  \\(none\\)$`));
+    assert.equal(
+      await admin.ask(dm, "!service roles"),
+      `Your roles:\n  site admin of site "${site.siteId}" (power level 100)`,
+    );
+    assert.match(
+      await admin.ask(dm, `!service status ${site.siteId}`),
+      new RegExp(`^Site "${site.siteId}": active, 1 page with a room\\.\\nOrigins allowed to write:\\n  \\(none\\)$`),
+    );
     const pending = await admin.ask(dm, `!service pending ${site.siteId}`);
     assert.match(pending, new RegExp(`^Pending claims on site "${site.siteId}":`));
     assert.ok(pending.includes(`${waiting.userId}: site manager of site "${site.siteId}", expires `), pending);
@@ -330,7 +467,10 @@ describe("ownership transfer and commands through the DM", () => {
     const modDm = await appoint(moderator, "moderator", page);
     assert.equal(await moderator.ask(modDm, `!service pending ${site.siteId}`), answers.needsManager(site.siteId));
     assert.match(await moderator.ask(modDm, `!service status ${site.siteId}`), /^Site ".*": active/);
-    assert.equal(await waiting.dm().then((room) => waiting.ask(room, "!service roles")), "You hold no role on any site.");
+    assert.equal(
+      await waiting.dm().then((room) => waiting.ask(room, "!service roles")),
+      "You hold no role on any site.",
+    );
   });
 });
 
@@ -363,7 +503,11 @@ test("an invite that arrived while no instance ran the bot is handled after a re
   try {
     await claimVia(apiOnly, await registeredSite(apiOnly), "manager", user.userId);
     roomId = await user.roomWithBot();
-    await eventually(async () => (await apiOnly.services.db.botInboxEvent.count({ where: { roomId } })) === 1, 30_000, "the invite in the inbox");
+    await eventually(
+      async () => (await apiOnly.services.db.botInboxEvent.count({ where: { roomId } })) === 1,
+      30_000,
+      "the invite in the inbox",
+    );
     assert.equal(await user.botMembership(roomId), "invite");
   } finally {
     await apiOnly.stop();
@@ -372,7 +516,10 @@ test("an invite that arrived while no instance ran the bot is handled after a re
   try {
     assert.equal(await user.notice(roomId, 1), answers.GREETING);
     assert.equal(await user.botMembership(roomId), "join");
-    assert.equal(await eventually(async () => (await restarted.services.db.botInboxEvent.count()) === 0, 10_000, "an empty inbox"), true);
+    assert.equal(
+      await eventually(async () => (await restarted.services.db.botInboxEvent.count()) === 0, 10_000, "an empty inbox"),
+      true,
+    );
   } finally {
     await restarted.stop();
     await database.drop();

@@ -12,7 +12,14 @@ import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
 import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { restartLocalHomeserver, stopLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
-import { eventually, freshDatabase, PROVIDERS, testConfigDocument, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  testConfigDocument,
+  TEST_ORIGIN,
+  uniqueSiteId,
+} from "../support/harness.ts";
 import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
 import { resolveAlias, roomMessages } from "../support/matrix.ts";
 import { LISTED_WITHOUT_PUSH_MS, listComments } from "../support/reads.ts";
@@ -40,7 +47,9 @@ async function submit(visitor: Visitor, siteId: string, page: string, content: s
   for (;;) {
     try {
       body ??= await visitor.commentBody(siteId, page, content);
-      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/${page}/comments`, body, { "idempotency-key": key });
+      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/${page}/comments`, body, {
+        "idempotency-key": key,
+      });
       const text = await res.text();
       assert.equal(res.status, 202, text);
       return (JSON.parse(text) as { submission_id: string }).submission_id;
@@ -87,10 +96,14 @@ for (const provider of PROVIDERS) {
           }
         });
         const whenAcknowledged = (n: number) =>
-          eventually(async () => {
-            if (ended) throw new Error("the test ended");
-            return acknowledged.size >= n;
-          }, 120_000, `${n} acknowledged`);
+          eventually(
+            async () => {
+              if (ended) throw new Error("the test ended");
+              return acknowledged.size >= n;
+            },
+            120_000,
+            `${n} acknowledged`,
+          );
         const faults = (async () => {
           await whenAcknowledged(COMMENTS / 4);
           await kill(child, "SIGKILL");
@@ -109,23 +122,48 @@ for (const provider of PROVIDERS) {
         await Promise.all([...writers, faults]);
         assert.equal(acknowledged.size, COMMENTS);
 
-        await eventually(async () => (await db.submission.count({ where: { status: "queued" } })) === 0, 180_000, "the queue drained");
+        await eventually(
+          async () => (await db.submission.count({ where: { status: "queued" } })) === 0,
+          180_000,
+          "the queue drained",
+        );
         const drained = Date.now();
         // A 202 never ends failed because of the service's own half-done work: two pages' first
         // submissions racing to create the site's Space once ended one of them "409 M_UNKNOWN Room
         // alias … already exists" (now adopted as a taken alias, src/matrix/homeserver.ts).
-        assert.deepEqual(await db.submission.findMany({ where: { status: "failed" }, select: { id: true, lastError: true } }), [], "no submission failed");
+        assert.deepEqual(
+          await db.submission.findMany({ where: { status: "failed" }, select: { id: true, lastError: true } }),
+          [],
+          "no submission failed",
+        );
         const service = { url: baseUrl };
-        const list = () => Promise.all(PAGES.map(async (page) => ({ page, data: (await listComments(service, siteId, page, { per_page: 100 })).data })));
-        const listed = await eventually(async () => {
-          const pages = await list();
-          return pages.reduce((n, p) => n + p.data.length, 0) >= COMMENTS ? pages : null;
-        }, LISTED_WITHOUT_PUSH_MS, "every acknowledged comment listed, within the gap check's bound of the drain").catch(async (err) => {
+        const list = () =>
+          Promise.all(
+            PAGES.map(async (page) => ({
+              page,
+              data: (await listComments(service, siteId, page, { per_page: 100 })).data,
+            })),
+          );
+        const listed = await eventually(
+          async () => {
+            const pages = await list();
+            return pages.reduce((n, p) => n + p.data.length, 0) >= COMMENTS ? pages : null;
+          },
+          LISTED_WITHOUT_PUSH_MS,
+          "every acknowledged comment listed, within the gap check's bound of the drain",
+        ).catch(async (err) => {
           // What was not listed, and what the projection has of it.
           const shown = new Set((await list()).flatMap(({ data }) => data.map((c) => c.submission_id)));
-          const missing = await db.submission.findMany({ where: { id: { in: [...acknowledged.keys()].filter((id) => !shown.has(id)) } } });
-          const stored = await db.matrixEvent.findMany({ where: { eventId: { in: missing.map((m) => m.eventId ?? "") } }, select: { eventId: true, status: true, roomId: true } });
-          t.diagnostic(`not listed ${Date.now() - drained} ms after the drain: ${JSON.stringify(missing.map(({ id, status, attempts, eventId, completedAt, lastError }) => ({ id, status, attempts, eventId, completedAt, lastError })))}; stored: ${JSON.stringify(stored)}`);
+          const missing = await db.submission.findMany({
+            where: { id: { in: [...acknowledged.keys()].filter((id) => !shown.has(id)) } },
+          });
+          const stored = await db.matrixEvent.findMany({
+            where: { eventId: { in: missing.map((m) => m.eventId ?? "") } },
+            select: { eventId: true, status: true, roomId: true },
+          });
+          t.diagnostic(
+            `not listed ${Date.now() - drained} ms after the drain: ${JSON.stringify(missing.map(({ id, status, attempts, eventId, completedAt, lastError }) => ({ id, status, attempts, eventId, completedAt, lastError })))}; stored: ${JSON.stringify(stored)}`,
+          );
           throw err;
         });
         const listedAfterMs = Date.now() - drained;
@@ -140,7 +178,9 @@ for (const provider of PROVIDERS) {
           for (const e of await roomMessages(roomId)) inMatrix.push(`${page} ${e.content[PROOF_KEY]?.submission_id}`);
         }
         assert.deepEqual(inMatrix.sort(), expected, "each acknowledged comment in Matrix once, and nothing else");
-        t.diagnostic(`${provider}: ${acknowledged.size} acknowledged, ${listedIds.length} listed ${listedAfterMs} ms after the queue drained; ${gapFills} filled by the gap check`);
+        t.diagnostic(
+          `${provider}: ${acknowledged.size} acknowledged, ${listedIds.length} listed ${listedAfterMs} ms after the queue drained; ${gapFills} filled by the gap check`,
+        );
       } catch (err) {
         t.diagnostic(`the service's last warnings:\n${warnings.slice(-40).join("\n")}`);
         throw err;

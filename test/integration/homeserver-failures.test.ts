@@ -40,12 +40,20 @@ describe("routes that wait on the homeserver", () => {
 
   const start = async (overrides: Record<string, unknown>) => {
     await service?.stop();
-    service = await startTestService({ databaseUrl: database.url, sites: { [SITE]: { origins: [TEST_ORIGIN] } }, overrides });
+    service = await startTestService({
+      databaseUrl: database.url,
+      sites: { [SITE]: { origins: [TEST_ORIGIN] } },
+      overrides,
+    });
     // The client's connection pool may still hold a connection to the instance stopped before.
     await fetch(`${service.url}/health`).catch(() => undefined);
   };
   const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-    fetch(`${service!.url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${service!.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const putAvatar = async () => {
     const { path, body } = await visitor.avatarRequest(SITE, image, "image/png");
     return visitor.send("PUT", path, body, { "idempotency-key": avatarKey });
@@ -89,7 +97,11 @@ describe("routes that wait on the homeserver", () => {
     await unavailable(putAvatar(), "avatar upload");
     await unavailable(uploadMedia(), "media upload");
     const author = visitor.key;
-    assert.equal(await db.idempotencyRecord.count({ where: { authorPublicKey: author } }), 0, "no Idempotency-Key consumed");
+    assert.equal(
+      await db.idempotencyRecord.count({ where: { authorPublicKey: author } }),
+      0,
+      "no Idempotency-Key consumed",
+    );
     assert.equal(await db.mediaUpload.count(), 0, "no upload recorded");
     assert.equal(await db.visitorAvatar.count(), 0, "no avatar recorded");
 
@@ -123,16 +135,25 @@ describe("routes that wait on the homeserver", () => {
     assert.equal(await db.mediaUpload.count(), 1);
 
     // The Space on record is no room of the bot's: the homeserver refuses, for good.
-    for (const [operationId, send] of stickerEdits()) assert.equal(await statusAndCode(await send()), "502 homeserver-refused", operationId);
+    for (const [operationId, send] of stickerEdits())
+      assert.equal(await statusAndCode(await send()), "502 homeserver-refused", operationId);
     // A visitor user the homeserver never registered: its profile cannot be changed.
     const stranger = newVisitor();
-    await db.visitorAvatar.create({ data: { userId: names.visitorUserId(SITE, stranger.publicKey), url: mxc("earlier") } });
-    assert.equal(await statusAndCode(await stranger.send("DELETE", await stranger.deleteAvatarPath(SITE), undefined)), "502 homeserver-refused");
+    await db.visitorAvatar.create({
+      data: { userId: names.visitorUserId(SITE, stranger.publicKey), url: mxc("earlier") },
+    });
+    assert.equal(
+      await statusAndCode(await stranger.send("DELETE", await stranger.deleteAvatarPath(SITE), undefined)),
+      "502 homeserver-refused",
+    );
 
     await db.site.update({ where: { id: stickerSite }, data: { spaceRoomId: null } });
     const [[, add]] = stickerEdits();
     const added = await add();
     assert.equal(added.status, 200, await added.clone().text());
-    assert.deepEqual(((await added.json()) as { images: Array<{ shortcode: string }> }).images.map((i) => i.shortcode), ["purr"]);
+    assert.deepEqual(
+      ((await added.json()) as { images: Array<{ shortcode: string }> }).images.map((i) => i.shortcode),
+      ["purr"],
+    );
   });
 });

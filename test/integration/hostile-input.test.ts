@@ -28,16 +28,36 @@ describe("secrets of the right UTF-16 length but more bytes (issue 18.4)", () =>
 
   test("operator routes, /graphql and /graphql/stream: 403 invalid-operator-token", async () => {
     const headers = { authorization: `Bearer ${lookalike(TEST_OPERATOR_TOKEN)}`, "content-type": "application/json" };
-    await expectProblem(await fetch(url("/api/v1/operator/sites"), { method: "QUERY", headers, body: "{}" }), 403, "invalid-operator-token");
-    await expectProblem(await fetch(url("/graphql"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }), 403, "invalid-operator-token");
-    await expectProblem(await fetch(url("/graphql/stream"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }), 403, "invalid-operator-token");
+    await expectProblem(
+      await fetch(url("/api/v1/operator/sites"), { method: "QUERY", headers, body: "{}" }),
+      403,
+      "invalid-operator-token",
+    );
+    await expectProblem(
+      await fetch(url("/graphql"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }),
+      403,
+      "invalid-operator-token",
+    );
+    await expectProblem(
+      await fetch(url("/graphql/stream"), { method: "POST", headers, body: '{"query":"{ __typename }"}' }),
+      403,
+      "invalid-operator-token",
+    );
   });
 
   test("the appservice API, by header or access_token: 403 M_FORBIDDEN in Matrix's error format", async () => {
     const bad = lookalike(TEST_HS_TOKEN);
     const answers = [
-      await fetch(url("/_matrix/app/v1/transactions/t1"), { method: "PUT", headers: { authorization: `Bearer ${bad}`, "content-type": "application/json" }, body: "{}" }),
-      await fetch(url(`/_matrix/app/v1/transactions/t2?access_token=${encodeURIComponent(bad)}`), { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }),
+      await fetch(url("/_matrix/app/v1/transactions/t1"), {
+        method: "PUT",
+        headers: { authorization: `Bearer ${bad}`, "content-type": "application/json" },
+        body: "{}",
+      }),
+      await fetch(url(`/_matrix/app/v1/transactions/t2?access_token=${encodeURIComponent(bad)}`), {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      }),
       await fetch(url(`/_matrix/app/v1/users/%40x%3Alocalhost?access_token=${encodeURIComponent(bad)}`)),
     ];
     for (const res of answers) {
@@ -62,7 +82,11 @@ describe("framing errors (issue 18.7)", () => {
   test("an unknown method and headers over the limit are problem documents, and the connection is closed", async () => {
     for (const [raw, status, code] of [
       ["BREW /health HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"],
-      [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "request-header-fields-too-large"],
+      [
+        `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+        431,
+        "request-header-fields-too-large",
+      ],
     ] as const) {
       const [head, body] = (await exchange(raw)).split("\r\n\r\n") as [string, string];
       assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `));
@@ -77,7 +101,11 @@ describe("integers beyond GraphQL Int (issue 18.2)", () => {
     const proof = '"author_public_key": "a", "author_signature": "b", "challenge_response": "c"';
     const cases: [string, string, string][] = [
       ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 2147483648, ${proof}}`, "max_selections"],
-      ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 9007199254740993, ${proof}}`, "max_selections"],
+      [
+        "polls",
+        `{"question": "Q?", "options": ["a", "b"], "max_selections": 9007199254740993, ${proof}}`,
+        "max_selections",
+      ],
       ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": 1e308, ${proof}}`, "max_selections"],
       ["polls", `{"question": "Q?", "options": ["a", "b"], "max_selections": -2147483649, ${proof}}`, "max_selections"],
       ["comments", `{"media": {"url": "mxc://localhost/x", "size": 2147483648}, ${proof}}`, "media.size"],
@@ -111,7 +139,10 @@ describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
         body: JSON.stringify(body),
       });
       const problem = await expectProblem(res, 400, "validation-error");
-      assert.ok(problem.errors.some((e: any) => e.field === "display_name" && /256 Unicode code points/.test(e.message)), JSON.stringify(problem.errors));
+      assert.ok(
+        problem.errors.some((e: any) => e.field === "display_name" && /256 Unicode code points/.test(e.message)),
+        JSON.stringify(problem.errors),
+      );
     }
     assert.equal(await service.services.db.submission.count(), before);
   });
@@ -120,7 +151,11 @@ describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
 describe("sticker info the homeserver would refuse (issue 18.3)", () => {
   test("floats and integers beyond ±(2^53−1) in info: 400 validation-error naming the field, not 502", async () => {
     const siteId = uniqueSiteId("hostile-stickers");
-    const registered = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: siteId }) });
+    const registered = await fetch(url("/api/v1/sites"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: siteId }),
+    });
     assert.equal(registered.status, 201);
     const { claim_token } = (await registered.json()) as { claim_token: string };
     const cases: [string, string][] = [
@@ -147,10 +182,16 @@ describe("one bad transaction entry (issue 18.5)", () => {
     const txnId = `hostile-${Date.now()}`;
     const event = `{"event_id": "$deep-${txnId}", "room_id": "!nowhere:localhost", "type": "m.room.message", "sender": "@u:localhost", "origin_server_ts": 1, "content": ${content}}`;
     const body = `{"events": [${event}], "ephemeral": [null, {"type": "m.typing", "room_id": "!nowhere:localhost", "content": {"user_ids": "@u:localhost"}}]}`;
-    const res = await fetch(url(`/_matrix/app/v1/transactions/${txnId}`), { method: "PUT", headers: { authorization: `Bearer ${TEST_HS_TOKEN}`, "content-type": "application/json" }, body });
+    const res = await fetch(url(`/_matrix/app/v1/transactions/${txnId}`), {
+      method: "PUT",
+      headers: { authorization: `Bearer ${TEST_HS_TOKEN}`, "content-type": "application/json" },
+      body,
+    });
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), {});
-    const repairs = await service.services.db.projectionRepair.findMany({ where: { targetEventId: { in: [`$deep-${txnId}`, `${txnId}/ephemeral/0`, `${txnId}/ephemeral/1`] } } });
+    const repairs = await service.services.db.projectionRepair.findMany({
+      where: { targetEventId: { in: [`$deep-${txnId}`, `${txnId}/ephemeral/0`, `${txnId}/ephemeral/1`] } },
+    });
     assert.equal(repairs.length, 3, JSON.stringify(repairs));
   });
 });
@@ -162,7 +203,9 @@ describe("uploads before their bytes (issue 18.6)", () => {
     socket.on("error", () => {});
     let received = "";
     socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k-${Math.random()}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k-${Math.random()}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`,
+    );
     return { socket, answer: () => received };
   };
   const FIFTY_MIB = 50 * 1024 * 1024;
@@ -171,8 +214,14 @@ describe("uploads before their bytes (issue 18.6)", () => {
     const visitor = new Visitor(service.url);
     const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("x"), "video/mp4", null);
     const cases: [string, RegExp][] = [
-      [path.replace(/challenge_response=[^&]+/, "challenge_response=forged%7Cnonce"), /^HTTP\/1\.1 403 [^]*"code":"invalid-PoW"/],
-      [path.replace(/author_public_key=[^&]+/, "author_public_key=short"), /^HTTP\/1\.1 400 [^]*"field":"author_public_key"/],
+      [
+        path.replace(/challenge_response=[^&]+/, "challenge_response=forged%7Cnonce"),
+        /^HTTP\/1\.1 403 [^]*"code":"invalid-PoW"/,
+      ],
+      [
+        path.replace(/author_public_key=[^&]+/, "author_public_key=short"),
+        /^HTTP\/1\.1 400 [^]*"field":"author_public_key"/,
+      ],
       [path.replace(`/sites/${SITE}/`, "/sites/no-such-site-x/"), /^HTTP\/1\.1 404 /],
     ];
     for (const [target, expected] of cases) {
@@ -189,22 +238,44 @@ describe("uploads before their bytes (issue 18.6)", () => {
     const visitor = new Visitor(service.url);
     const held = [];
     try {
-      for (let i = 0; i < UPLOAD_SLOTS.perClient; i++) held.push(headOnly((await visitor.uploadRequest(SITE, "page", Buffer.from(`x${i}`), "video/mp4", null)).path, FIFTY_MIB));
+      for (let i = 0; i < UPLOAD_SLOTS.perClient; i++)
+        held.push(
+          headOnly(
+            (await visitor.uploadRequest(SITE, "page", Buffer.from(`x${i}`), "video/mp4", null)).path,
+            FIFTY_MIB,
+          ),
+        );
       // The held uploads are admitted and waiting for their bodies.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("y"), "video/mp4", null);
-      const res = await fetch(url(path), { method: "POST", headers: { "idempotency-key": "k-over", "content-type": "application/octet-stream" }, body: new Uint8Array(16) });
+      const res = await fetch(url(path), {
+        method: "POST",
+        headers: { "idempotency-key": "k-over", "content-type": "application/octet-stream" },
+        body: new Uint8Array(16),
+      });
       assert.equal(res.headers.get("retry-after"), String(UPLOAD_SLOTS.retryAfterSeconds));
       await expectProblem(res, 429, "rate-limited");
-      assert.equal(held.every((upload) => upload.answer() === ""), true, "the held uploads are still being read");
+      assert.equal(
+        held.every((upload) => upload.answer() === ""),
+        true,
+        "the held uploads are still being read",
+      );
     } finally {
       for (const upload of held) upload.socket.destroy();
     }
     // Freed once their clients are gone.
-    await eventually(async () => {
-      const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("z"), "video/mp4", null);
-      const res = await fetch(url(path), { method: "POST", headers: { "idempotency-key": `k-after-${Math.random()}`, "content-type": "application/octet-stream" }, body: new Uint8Array(16) });
-      return res.status !== 429;
-    }, 5_000, "the slots to be freed");
+    await eventually(
+      async () => {
+        const { path } = await visitor.uploadRequest(SITE, "page", Buffer.from("z"), "video/mp4", null);
+        const res = await fetch(url(path), {
+          method: "POST",
+          headers: { "idempotency-key": `k-after-${Math.random()}`, "content-type": "application/octet-stream" },
+          body: new Uint8Array(16),
+        });
+        return res.status !== 429;
+      },
+      5_000,
+      "the slots to be freed",
+    );
   });
 });

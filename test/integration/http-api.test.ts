@@ -21,7 +21,11 @@ let visitor: Visitor;
 const url = (path: string) => `${service.url}${path}`;
 const commentsPath = (site = SITE, page = "page") => `/api/v1/sites/${site}/pages/${page}/comments`;
 const query = (path: string, body?: unknown) =>
-  fetch(url(path), { method: "QUERY", headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(url(path), {
+    method: "QUERY",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 const submissionCount = () => service.services.db.submission.count();
 
@@ -61,7 +65,10 @@ describe("meta", () => {
 
   test("the served OpenAPI document is the committed one", async () => {
     const served = await (await fetch(url("/api/v1/openapi.json"))).json();
-    assert.deepEqual(served, JSON.parse(readFileSync(resolve(import.meta.dirname, "../../openapi/openapi.json"), "utf8")));
+    assert.deepEqual(
+      served,
+      JSON.parse(readFileSync(resolve(import.meta.dirname, "../../openapi/openapi.json"), "utf8")),
+    );
   });
 
   test("unknown routes, GET on QUERY routes and malformed JSON are problems", async () => {
@@ -70,36 +77,56 @@ describe("meta", () => {
     await expectProblem(get, 405, "method-not-allowed");
     assert.equal(get.headers.get("accept-query"), "application/json");
     assert.match(get.headers.get("allow") ?? "", /QUERY/);
-    const bad = await fetch(url(commentsPath()), { method: "QUERY", headers: { "content-type": "application/json" }, body: "{not json" });
+    const bad = await fetch(url(commentsPath()), {
+      method: "QUERY",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
     await expectProblem(bad, 400, "validation-error");
   });
 
   test("CORS preflight lists the methods of the path", async () => {
-    const res = await fetch(url(commentsPath()), { method: "OPTIONS", headers: { origin: TEST_ORIGIN, "access-control-request-method": "QUERY" } });
+    const res = await fetch(url(commentsPath()), {
+      method: "OPTIONS",
+      headers: { origin: TEST_ORIGIN, "access-control-request-method": "QUERY" },
+    });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), TEST_ORIGIN);
     assert.match(res.headers.get("access-control-allow-methods") ?? "", /QUERY.*POST|POST.*QUERY/);
     assert.match(res.headers.get("access-control-allow-headers") ?? "", /Idempotency-Key/);
   });
 
-  test("POST /graphql needs the operator token and then answers", async () => {
+  test("POST /graphql needs the operator token (or a dashboard session) and then answers", async () => {
     const ask = (headers: Record<string, string>) =>
-      fetch(url("/graphql"), { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query: `{ site(id: "${SITE}") { id source verifiedOrigins } }` }) });
+      fetch(url("/graphql"), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ query: `{ site(id: "${SITE}") { id source verifiedOrigins } }` }),
+      });
     const denied = await ask({});
-    await expectProblem(denied, 403, "invalid-operator-token");
+    await expectProblem(denied, 403, "not-signed-in");
     assert.equal(denied.headers.get("www-authenticate"), null);
     await expectProblem(await ask({ authorization: "Bearer wrong" }), 403, "invalid-operator-token");
     const ok = await ask({ authorization: `Bearer ${TEST_OPERATOR_TOKEN}` });
     assert.equal(ok.status, 200);
-    assert.deepEqual(await ok.json(), { data: { site: { id: SITE, source: "config", verifiedOrigins: [TEST_ORIGIN] } } });
+    assert.deepEqual(await ok.json(), {
+      data: { site: { id: SITE, source: "config", verifiedOrigins: [TEST_ORIGIN] } },
+    });
   });
 });
 
 describe("optional parts", () => {
-  test("without an operator token there is no /graphql", async () => {
-    const plain = await startTestService({ worker: false, overrides: { "server.listen_port": 0, "security.operator_token": "" } });
+  test("without an operator token /graphql takes dashboard sessions only: any other bearer is refused", async () => {
+    const plain = await startTestService({
+      worker: false,
+      overrides: { "server.listen_port": 0, "security.operator_token": "" },
+    });
     try {
-      await expectProblem(await fetch(`${plain.url}/graphql`, { method: "POST", headers: { authorization: "Bearer x" } }), 404, "not-found");
+      await expectProblem(
+        await fetch(`${plain.url}/graphql`, { method: "POST", headers: { authorization: "Bearer x" } }),
+        403,
+        "invalid-operator-token",
+      );
     } finally {
       await plain.stop();
     }
@@ -107,7 +134,11 @@ describe("optional parts", () => {
 
   test("GET /health is a 500 problem when the database is unreachable", async () => {
     const database = await freshDatabase("postgres");
-    const doomed = await startTestService({ databaseUrl: database.url, worker: false, overrides: { "server.listen_port": 0 } });
+    const doomed = await startTestService({
+      databaseUrl: database.url,
+      worker: false,
+      overrides: { "server.listen_port": 0 },
+    });
     try {
       assert.equal((await fetch(`${doomed.url}/health`)).status, 200);
       await database.drop();
@@ -121,7 +152,11 @@ describe("optional parts", () => {
 describe("site registration", () => {
   test("a chosen id is registered once; the claim token is stored only as a hash", async () => {
     const id = uniqueSiteId("mine");
-    const res = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: id }) });
+    const res = await fetch(url("/api/v1/sites"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: id }),
+    });
     assert.equal(res.status, 201);
     const body = (await res.json()) as { site_id: string; claim_token: string };
     assert.equal(body.site_id, id);
@@ -129,7 +164,11 @@ describe("site registration", () => {
     const row = await service.services.db.site.findUniqueOrThrow({ where: { id } });
     assert.equal(row.claimTokenHash, hashClaimToken(body.claim_token));
     assert.ok(!JSON.stringify(row).includes(body.claim_token));
-    const again = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: id }) });
+    const again = await fetch(url("/api/v1/sites"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: id }),
+    });
     await expectProblem(again, 409, "site-id-taken");
   });
 
@@ -137,8 +176,24 @@ describe("site registration", () => {
     const res = await fetch(url("/api/v1/sites"), { method: "POST" });
     assert.equal(res.status, 201);
     assert.match(((await res.json()) as any).site_id, /^[0-9a-f]{32}$/);
-    await expectProblem(await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: SITE }) }), 409, "site-id-taken");
-    const bad = await expectProblem(await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: "Bad_Id" }) }), 400, "validation-error");
+    await expectProblem(
+      await fetch(url("/api/v1/sites"), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ site_id: SITE }),
+      }),
+      409,
+      "site-id-taken",
+    );
+    const bad = await expectProblem(
+      await fetch(url("/api/v1/sites"), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ site_id: "Bad_Id" }),
+      }),
+      400,
+      "validation-error",
+    );
     assert.equal(bad.errors[0].field, "site_id");
   });
 });
@@ -149,17 +204,36 @@ describe("reading comments", () => {
     const res = await query(commentsPath(SITE, "empty-page"));
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("accept-query"), "application/json");
-    assert.deepEqual(await res.json(), { data: [], meta: { total: 0, page: 1, per_page: 20, total_pages: 0 } });
+    assert.deepEqual(await res.json(), {
+      data: [],
+      meta: { total: 0, page: 1, per_page: 20, total_pages: 0 },
+      pinned: [],
+      closed: false,
+      pending: [],
+    });
   });
 
   test("personalized reads verify the QUERY_COMMENTS signature", async () => {
-    const { signatureArrays } = await import("../support/signature-arrays.ts");
-    const good = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "page")) };
+    const { signatureArrays } = await import("../../src/contract/signatures.ts");
+    const good = {
+      author_public_key: visitor.key,
+      author_signature: visitor.sign(signatureArrays.queryComments(SITE, "page")),
+    };
     assert.equal((await query(commentsPath(), good)).status, 200);
-    const otherPage = { author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(SITE, "other")) };
+    const otherPage = {
+      author_public_key: visitor.key,
+      author_signature: visitor.sign(signatureArrays.queryComments(SITE, "other")),
+    };
     await expectProblem(await query(commentsPath(), otherPage), 403, "invalid-signature");
-    const half = await expectProblem(await query(commentsPath(), { author_public_key: visitor.key }), 400, "validation-error");
-    assert.deepEqual(half.errors.map((e: any) => e.field), ["author_signature"]);
+    const half = await expectProblem(
+      await query(commentsPath(), { author_public_key: visitor.key }),
+      400,
+      "validation-error",
+    );
+    assert.deepEqual(
+      half.errors.map((e: any) => e.field),
+      ["author_signature"],
+    );
   });
 
   test("pagination and path validation", async () => {
@@ -172,7 +246,8 @@ describe("reading comments", () => {
 });
 
 describe("writing comments", () => {
-  const post = (body: unknown, headers: Record<string, string> = {}, site = SITE) => visitor.post(commentsPath(site), body, headers);
+  const post = (body: unknown, headers: Record<string, string> = {}, site = SITE) =>
+    visitor.post(commentsPath(site), body, headers);
 
   test("a valid comment is durably queued before the 202", async () => {
     const res = await post(await visitor.commentBody(SITE, "page", "queued"), { "idempotency-key": "q-1" });
@@ -214,13 +289,36 @@ describe("writing comments", () => {
 
   test("bad signature (tampered content, another challenge), malformed proof", async () => {
     const body = await visitor.commentBody(SITE, "page", "signed");
-    await expectProblem(await post({ ...body, content: "tampered" }, { "idempotency-key": "sig-1" }), 403, "invalid-signature");
+    await expectProblem(
+      await post({ ...body, content: "tampered" }, { "idempotency-key": "sig-1" }),
+      403,
+      "invalid-signature",
+    );
     const other = await visitor.commentBody(SITE, "page", "signed");
-    await expectProblem(await post({ ...body, challenge_response: other.challenge_response }, { "idempotency-key": "sig-2" }), 403, "invalid-signature");
-    const malformed = await expectProblem(await post({ ...body, author_public_key: "short" }, { "idempotency-key": "sig-3" }), 400, "validation-error");
-    assert.deepEqual(malformed.errors.map((e: any) => e.field), ["author_public_key"]);
-    const missing = await expectProblem(await post({ content: "x" }, { "idempotency-key": "sig-4" }), 400, "validation-error");
-    assert.deepEqual(missing.errors.map((e: any) => e.field).sort(), ["author_public_key", "author_signature", "challenge_response"]);
+    await expectProblem(
+      await post({ ...body, challenge_response: other.challenge_response }, { "idempotency-key": "sig-2" }),
+      403,
+      "invalid-signature",
+    );
+    const malformed = await expectProblem(
+      await post({ ...body, author_public_key: "short" }, { "idempotency-key": "sig-3" }),
+      400,
+      "validation-error",
+    );
+    assert.deepEqual(
+      malformed.errors.map((e: any) => e.field),
+      ["author_public_key"],
+    );
+    const missing = await expectProblem(
+      await post({ content: "x" }, { "idempotency-key": "sig-4" }),
+      400,
+      "validation-error",
+    );
+    assert.deepEqual(missing.errors.map((e: any) => e.field).sort(), [
+      "author_public_key",
+      "author_signature",
+      "challenge_response",
+    ]);
   });
 
   test("an answer without enough work is invalid-PoW", async () => {
@@ -229,7 +327,7 @@ describe("writing comments", () => {
     const { createHash } = await import("node:crypto");
     let nonce = 0;
     while (createHash("sha256").update(`${challenge}|${nonce}`).digest()[0] === 0) nonce++;
-    const { signatureArrays } = await import("../support/signature-arrays.ts");
+    const { signatureArrays } = await import("../../src/contract/signatures.ts");
     const body = {
       content: "lazy",
       reply_to: null,
@@ -242,17 +340,47 @@ describe("writing comments", () => {
   });
 
   test("content, display name and relations are validated", async () => {
-    await expectProblem(await post(await visitor.commentBody(SITE, "page", "   "), { "idempotency-key": "v-1" }), 400, "validation-error");
-    await expectProblem(await post(await visitor.commentBody(SITE, "page", "x".repeat(10_001)), { "idempotency-key": "v-2" }), 400, "validation-error");
-    await expectProblem(await post(await visitor.commentBody(SITE, "page", "hi", { display_name: "x".repeat(51) }), { "idempotency-key": "v-3" }), 400, "validation-error");
-    await expectProblem(await post(await visitor.commentBody(SITE, "page", "hi", { reply_to: "not-an-event" }), { "idempotency-key": "v-4" }), 400, "validation-error");
-    await expectProblem(await post(await visitor.commentBody(SITE, "page", "hi", { reply_to: "$unknown:localhost" }), { "idempotency-key": "v-5" }), 404, "comment-not-found");
+    await expectProblem(
+      await post(await visitor.commentBody(SITE, "page", "   "), { "idempotency-key": "v-1" }),
+      400,
+      "validation-error",
+    );
+    await expectProblem(
+      await post(await visitor.commentBody(SITE, "page", "x".repeat(10_001)), { "idempotency-key": "v-2" }),
+      400,
+      "validation-error",
+    );
+    await expectProblem(
+      await post(await visitor.commentBody(SITE, "page", "hi", { display_name: "x".repeat(51) }), {
+        "idempotency-key": "v-3",
+      }),
+      400,
+      "validation-error",
+    );
+    await expectProblem(
+      await post(await visitor.commentBody(SITE, "page", "hi", { reply_to: "not-an-event" }), {
+        "idempotency-key": "v-4",
+      }),
+      400,
+      "validation-error",
+    );
+    await expectProblem(
+      await post(await visitor.commentBody(SITE, "page", "hi", { reply_to: "$unknown:localhost" }), {
+        "idempotency-key": "v-5",
+      }),
+      404,
+      "comment-not-found",
+    );
   });
 
   test("origins: missing or foreign origin is 403", async () => {
     const body = await visitor.commentBody(SITE, "page", "from elsewhere");
     const foreign = new Visitor(service.url, "https://evil.example");
-    await expectProblem(await foreign.post(commentsPath(), body, { "idempotency-key": "o-1" }), 403, "origin-not-allowed");
+    await expectProblem(
+      await foreign.post(commentsPath(), body, { "idempotency-key": "o-1" }),
+      403,
+      "origin-not-allowed",
+    );
     const none = new Visitor(service.url, null);
     await expectProblem(await none.post(commentsPath(), body, { "idempotency-key": "o-2" }), 403, "origin-not-allowed");
   });
@@ -263,40 +391,92 @@ describe("writing comments", () => {
     await expectProblem(await visitor.post(target, body, { "idempotency-key": "h-1" }), 403, "signature-required");
     const timestamp = String(Math.floor(Date.now() / 1000));
     const wrong = signRequest("not-the-secret", { method: "POST", target, body: Buffer.from(body), timestamp });
-    await expectProblem(await visitor.post(target, body, { "idempotency-key": "h-1", "x-service-timestamp": timestamp, "x-service-signature": wrong }), 403, "invalid-request-signature");
+    await expectProblem(
+      await visitor.post(target, body, {
+        "idempotency-key": "h-1",
+        "x-service-timestamp": timestamp,
+        "x-service-signature": wrong,
+      }),
+      403,
+      "invalid-request-signature",
+    );
     const stale = String(Number(timestamp) - 301);
     const staleSig = signRequest(SECRET, { method: "POST", target, body: Buffer.from(body), timestamp: stale });
-    await expectProblem(await visitor.post(target, body, { "idempotency-key": "h-1", "x-service-timestamp": stale, "x-service-signature": staleSig }), 403, "invalid-request-signature");
+    await expectProblem(
+      await visitor.post(target, body, {
+        "idempotency-key": "h-1",
+        "x-service-timestamp": stale,
+        "x-service-signature": staleSig,
+      }),
+      403,
+      "invalid-request-signature",
+    );
     const signature = signRequest(SECRET, { method: "POST", target, body: Buffer.from(body), timestamp });
-    const ok = await visitor.post(target, body, { "idempotency-key": "h-1", "x-service-timestamp": timestamp, "x-service-signature": signature });
+    const ok = await visitor.post(target, body, {
+      "idempotency-key": "h-1",
+      "x-service-timestamp": timestamp,
+      "x-service-signature": signature,
+    });
     assert.equal(ok.status, 202);
   });
 
   test("a retiring site refuses writes with 410 but still serves reads", async () => {
     const id = uniqueSiteId("retiring");
-    await service.services.db.site.create({ data: { id, source: "api", status: "retiring", origins: { create: { origin: TEST_ORIGIN, source: "verified" } } } });
-    await expectProblem(await post(await visitor.commentBody(id, "page", "too late"), { "idempotency-key": "late" }, id), 410, "site-retired");
+    await service.services.db.site.create({
+      data: { id, source: "api", status: "retiring", origins: { create: { origin: TEST_ORIGIN, source: "verified" } } },
+    });
+    await expectProblem(
+      await post(await visitor.commentBody(id, "page", "too late"), { "idempotency-key": "late" }, id),
+      410,
+      "site-retired",
+    );
     assert.equal((await query(commentsPath(id))).status, 200);
   });
 
   test("unregistered and unverified sites never accept writes nor provision a Space", async () => {
     const ghost = uniqueSiteId("ghost");
-    await expectProblem(await post(await visitor.commentBody(ghost, "page", "hi"), { "idempotency-key": "g-1" }, ghost), 404, "site-not-found");
-    const reg = await fetch(url("/api/v1/sites"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: uniqueSiteId("unverified") }) });
+    await expectProblem(
+      await post(await visitor.commentBody(ghost, "page", "hi"), { "idempotency-key": "g-1" }, ghost),
+      404,
+      "site-not-found",
+    );
+    const reg = await fetch(url("/api/v1/sites"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: uniqueSiteId("unverified") }),
+    });
     const { site_id } = (await reg.json()) as any;
-    await expectProblem(await post(await visitor.commentBody(site_id, "page", "hi"), { "idempotency-key": "g-2" }, site_id), 403, "site-not-verified");
+    await expectProblem(
+      await post(await visitor.commentBody(site_id, "page", "hi"), { "idempotency-key": "g-2" }, site_id),
+      403,
+      "site-not-verified",
+    );
     for (const id of [ghost, site_id]) {
-      await assert.rejects(matrixRequest("GET", `/_matrix/client/v3/directory/room/${encodeURIComponent(`#_service_${id}:${TEST_SERVER_NAME}`)}`), (err: any) => err.status === 404);
+      await assert.rejects(
+        matrixRequest(
+          "GET",
+          `/_matrix/client/v3/directory/room/${encodeURIComponent(`#_service_${id}:${TEST_SERVER_NAME}`)}`,
+        ),
+        (err: any) => err.status === 404,
+      );
     }
   });
 });
 
 describe("rate limits", () => {
   test("comment writes over budget get 429 with a constant Retry-After", async () => {
-    const limited = await startTestService({ worker: false, sites: { [SITE]: { origins: [TEST_ORIGIN] } }, overrides: { "server.listen_port": 0, "rate_limit.comment_write": 2 } });
+    const limited = await startTestService({
+      worker: false,
+      sites: { [SITE]: { origins: [TEST_ORIGIN] } },
+      overrides: { "server.listen_port": 0, "rate_limit.comment_write": 2 },
+    });
     try {
       const v = new Visitor(limited.url, TEST_ORIGIN);
-      for (const key of ["r-1", "r-2"]) assert.equal((await v.post(commentsPath(), await v.commentBody(SITE, "page", key), { "idempotency-key": key })).status, 202);
+      for (const key of ["r-1", "r-2"])
+        assert.equal(
+          (await v.post(commentsPath(), await v.commentBody(SITE, "page", key), { "idempotency-key": key })).status,
+          202,
+        );
       const res = await v.post(commentsPath(), await v.commentBody(SITE, "page", "r-3"), { "idempotency-key": "r-3" });
       await expectProblem(res, 429, "rate-limited");
       assert.equal(res.headers.get("retry-after"), "3600");
@@ -310,16 +490,26 @@ describe("live events", () => {
   test("an event stream of a malformed page or an unknown site is refused before it starts", async () => {
     const bad = await fetch(url(`/api/v1/sites/${SITE}/pages/Not_A_Slug/sse`));
     await expectProblem(bad, 400, "validation-error");
-    await expectProblem(await fetch(url(`/api/v1/sites/${uniqueSiteId("nowhere")}/pages/page/sse`)), 404, "site-not-found");
+    await expectProblem(
+      await fetch(url(`/api/v1/sites/${uniqueSiteId("nowhere")}/pages/page/sse`)),
+      404,
+      "site-not-found",
+    );
   });
 });
 
 describe("appservice endpoint and dashboard subscriptions", () => {
   const txn = (id: string, events: unknown[], token = "test-hs-token-0123456789") =>
-    fetch(url(`/_matrix/app/v1/transactions/${id}`), { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ events }) });
+    fetch(url(`/_matrix/app/v1/transactions/${id}`), {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ events }),
+    });
 
   test("the homeserver's appservice ping reaches the service (MSC2659)", async () => {
-    const answer = await matrixRequest("POST", "/_matrix/client/v1/appservice/comment-service/ping", undefined, { transaction_id: "ping-1" });
+    const answer = await matrixRequest("POST", "/_matrix/client/v1/appservice/comment-service/ping", undefined, {
+      transaction_id: "ping-1",
+    });
     assert.equal(typeof answer.duration_ms, "number");
   });
 
@@ -327,29 +517,66 @@ describe("appservice endpoint and dashboard subscriptions", () => {
     const denied = await txn("t-denied", [], "wrong");
     assert.equal(denied.status, 403);
     assert.equal(((await denied.json()) as any).errcode, "M_FORBIDDEN");
-    const bad = await fetch(url("/_matrix/app/v1/transactions/t-bad"), { method: "PUT", headers: { authorization: "Bearer test-hs-token-0123456789" }, body: "{" });
+    const bad = await fetch(url("/_matrix/app/v1/transactions/t-bad"), {
+      method: "PUT",
+      headers: { authorization: "Bearer test-hs-token-0123456789" },
+      body: "{",
+    });
     assert.equal(bad.status, 400);
 
-    await service.services.db.room.create({ data: { roomId: "!native:localhost", siteId: SITE, pageSlug: "native", roomVersion: "12" } });
-    const event = { event_id: "$native1", room_id: "!native:localhost", sender: "@bob:localhost", type: "m.room.message", origin_server_ts: 1_795_000_000_000, content: { msgtype: "m.text", body: "hi", format: "org.matrix.custom.html", formatted_body: "<b>hi</b>" } };
-    const member = { event_id: "$m1", room_id: "!native:localhost", sender: "@bob:localhost", state_key: "@bob:localhost", type: "m.room.member", origin_server_ts: 1_794_999_999_000, content: { membership: "join", displayname: "Bob" } };
+    await service.services.db.room.create({
+      data: { roomId: "!native:localhost", siteId: SITE, pageSlug: "native", roomVersion: "12" },
+    });
+    const event = {
+      event_id: "$native1",
+      room_id: "!native:localhost",
+      sender: "@bob:localhost",
+      type: "m.room.message",
+      origin_server_ts: 1_795_000_000_000,
+      content: { msgtype: "m.text", body: "hi", format: "org.matrix.custom.html", formatted_body: "<b>hi</b>" },
+    };
+    const member = {
+      event_id: "$m1",
+      room_id: "!native:localhost",
+      sender: "@bob:localhost",
+      state_key: "@bob:localhost",
+      type: "m.room.member",
+      origin_server_ts: 1_794_999_999_000,
+      content: { membership: "join", displayname: "Bob" },
+    };
     assert.equal((await txn("t-1", [member, event])).status, 200);
     assert.equal((await txn("t-1", [member, event])).status, 200, "a retried transaction is acknowledged");
     assert.equal((await txn("t-2", [event])).status, 200, "the same event in another transaction is not duplicated");
     const listed = (await (await query(commentsPath(SITE, "native"))).json()) as any;
     assert.equal(listed.data.length, 1);
-    assert.deepEqual(listed.data[0].content, { type: "text", body: "hi", format: "org.matrix.custom.html", formatted_body: "<b>hi</b>" });
-    assert.deepEqual(listed.data[0].author, { type: "matrix", mxid: "@bob:localhost", display_name: "Bob", avatar_url: null });
+    assert.deepEqual(listed.data[0].content, {
+      type: "text",
+      body: "hi",
+      format: "org.matrix.custom.html",
+      formatted_body: "<b>hi</b>",
+    });
+    assert.deepEqual(listed.data[0].author, {
+      type: "matrix",
+      mxid: "@bob:localhost",
+      display_name: "Bob",
+      avatar_url: null,
+    });
     assert.equal(listed.data[0].created_at, new Date(1_795_000_000_000).toISOString());
   });
 
   test("GraphQL subscriptions over graphql-sse deliver a page's events to dashboards", async () => {
     const { createClient } = await import("graphql-sse");
-    const client = createClient({ url: url("/graphql/stream"), headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` }, retryAttempts: 0 });
+    const client = createClient({
+      url: url("/graphql/stream"),
+      headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+      retryAttempts: 0,
+    });
     const received: any[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const dispose = client.subscribe(
-        { query: `subscription { pageEvents(siteId: "${SITE}", pageSlug: "native") { type message { eventId content } payload } }` },
+        {
+          query: `subscription { pageEvents(siteId: "${SITE}", pageSlug: "native") { type message { eventId content } payload } }`,
+        },
         {
           next: (value) => {
             received.push(value);
@@ -363,11 +590,26 @@ describe("appservice endpoint and dashboard subscriptions", () => {
       );
     });
     await new Promise((r) => setTimeout(r, 300));
-    const event = { event_id: "$native2", room_id: "!native:localhost", sender: "@bob:localhost", type: "m.room.message", origin_server_ts: 1_795_000_001_000, content: { msgtype: "m.text", body: "live" } };
+    const event = {
+      event_id: "$native2",
+      room_id: "!native:localhost",
+      sender: "@bob:localhost",
+      type: "m.room.message",
+      origin_server_ts: 1_795_000_001_000,
+      content: { msgtype: "m.text", body: "live" },
+    };
     assert.equal((await txn("t-3", [event])).status, 200);
     await done;
     client.dispose();
-    assert.deepEqual(received[0].data.pageEvents, { type: "ephemeral", message: null, payload: { kind: "typing", users: [] } });
-    assert.deepEqual(received[1].data.pageEvents, { type: "message_created", message: { eventId: "$native2", content: { type: "text", body: "live", format: null, formatted_body: null } }, payload: null });
+    assert.deepEqual(received[0].data.pageEvents, {
+      type: "ephemeral",
+      message: null,
+      payload: { kind: "typing", users: [] },
+    });
+    assert.deepEqual(received[1].data.pageEvents, {
+      type: "message_created",
+      message: { eventId: "$native2", content: { type: "text", body: "live", format: null, formatted_body: null } },
+      payload: null,
+    });
   });
 });

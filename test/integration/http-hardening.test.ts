@@ -11,7 +11,14 @@ import { apiRoutes } from "../../src/app/api-document.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../../src/config/limits.ts";
 import { DRAIN_CEILING_BYTES } from "../../src/rest/request-body.ts";
 import { SseWriter } from "../../src/sse/sse-writer.ts";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  eventually,
+  freshDatabase,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { TEST_HS_TOKEN } from "../support/environment.ts";
 import { SseClient } from "../support/sse.ts";
 import { assertProblem, expectProblem } from "../support/problems.ts";
@@ -32,10 +39,17 @@ interface RawResponse {
 }
 
 /** One request over node:http; an event stream is cut off after its headers. */
-function raw(method: string, path: string, options: { headers?: Record<string, string>; body?: Buffer | string; chunked?: boolean } = {}): Promise<RawResponse> {
+function raw(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Buffer | string; chunked?: boolean } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : Buffer.from(options.body);
-    const headers = { ...options.headers, ...(body && !options.chunked ? { "content-length": String(body.length) } : {}) };
+    const headers = {
+      ...options.headers,
+      ...(body && !options.chunked ? { "content-length": String(body.length) } : {}),
+    };
     const req = httpRequest(url(path), { method, headers }, (res) => {
       if (res.headers["content-type"]?.startsWith("text/event-stream")) {
         res.destroy();
@@ -44,7 +58,9 @@ function raw(method: string, path: string, options: { headers?: Record<string, s
       }
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       res.on("error", reject);
     });
     // A reset (how oversized uploads used to end) fails the request.
@@ -56,7 +72,12 @@ function raw(method: string, path: string, options: { headers?: Record<string, s
   });
 }
 
-const rawProblem = (res: RawResponse, status: number, code: string) => assertProblem({ status: res.status, header: (name) => res.headers[name] as string | undefined, body: res.body }, status, code);
+const rawProblem = (res: RawResponse, status: number, code: string) =>
+  assertProblem(
+    { status: res.status, header: (name) => res.headers[name] as string | undefined, body: res.body },
+    status,
+    code,
+  );
 
 const json = { "content-type": "application/json" };
 const twoMiB = () => Buffer.alloc(2 * 1024 * 1024, "x");
@@ -84,7 +105,11 @@ after(async () => {
 
 describe("bodies over the cap", () => {
   test("fetch with a declared 2 MiB body reads the 413 problem", async () => {
-    const res = await fetch(url(commentsPath), { method: "POST", headers: { ...json, origin: TEST_ORIGIN }, body: twoMiB() });
+    const res = await fetch(url(commentsPath), {
+      method: "POST",
+      headers: { ...json, origin: TEST_ORIGIN },
+      body: twoMiB(),
+    });
     const problem = await expectProblem(res, 413, "payload-too-large");
     assert.match(problem.detail, new RegExp(String(MAX_BODY_BYTES)));
     assert.equal(res.headers.get("access-control-allow-origin"), TEST_ORIGIN, "a browser may read it too");
@@ -114,17 +139,24 @@ describe("bodies over the cap", () => {
     socket.on("error", () => {});
     socket.on("close", () => (closed = true));
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`POST ${commentsPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST ${commentsPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(256 * 1024, "x");
     const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
     // Kernel buffers on both ends hold some more than the server reads.
     const bound = MAX_BODY_BYTES + DRAIN_CEILING_BYTES + 32 * 1024 * 1024;
     let sent = 0;
     while (!closed && !socket.destroyed && sent < bound) {
-      if (!socket.write(frame)) await Promise.race([new Promise((r) => socket.once("drain", r)), new Promise((r) => setTimeout(r, 200))]);
+      if (!socket.write(frame))
+        await Promise.race([new Promise((r) => socket.once("drain", r)), new Promise((r) => setTimeout(r, 200))]);
       sent += frame.length;
     }
-    await eventually(async () => closed || socket.destroyed || received.includes("\r\n\r\n{"), 10_000, "the server's answer");
+    await eventually(
+      async () => closed || socket.destroyed || received.includes("\r\n\r\n{"),
+      10_000,
+      "the server's answer",
+    );
     socket.destroy();
     assert.ok(sent < bound, `the server kept reading (${sent} bytes sent)`);
     assert.match(received, /^HTTP\/1\.1 413 /);
@@ -133,10 +165,21 @@ describe("bodies over the cap", () => {
   });
 
   test("the appservice endpoint takes transactions past the public cap, up to its own", async () => {
-    const txn = (id: string, body: string) => fetch(url(`/_matrix/app/v1/transactions/${id}`), { method: "PUT", headers: { ...json, authorization: `Bearer ${TEST_HS_TOKEN}` }, body });
-    const big = await txn("hard-big", JSON.stringify({ events: [], ephemeral: [], padding: "x".repeat(4 * 1024 * 1024) }));
+    const txn = (id: string, body: string) =>
+      fetch(url(`/_matrix/app/v1/transactions/${id}`), {
+        method: "PUT",
+        headers: { ...json, authorization: `Bearer ${TEST_HS_TOKEN}` },
+        body,
+      });
+    const big = await txn(
+      "hard-big",
+      JSON.stringify({ events: [], ephemeral: [], padding: "x".repeat(4 * 1024 * 1024) }),
+    );
     assert.equal(big.status, 200, await big.text());
-    const tooBig = await txn("hard-too-big", JSON.stringify({ events: [], padding: "x".repeat(APPSERVICE_MAX_BODY_BYTES) }));
+    const tooBig = await txn(
+      "hard-too-big",
+      JSON.stringify({ events: [], padding: "x".repeat(APPSERVICE_MAX_BODY_BYTES) }),
+    );
     assert.equal(tooBig.status, 413);
     assert.equal(((await tooBig.json()) as any).errcode, "M_TOO_LARGE");
   });
@@ -146,12 +189,18 @@ describe("odd input is a 400, never a 500", () => {
   test("an unpaired surrogate anywhere in a body is refused before anything is queued, naming the field", async () => {
     const before = await service.services.db.submission.count();
     const cases: [string, string][] = [
-      ['{"content": "hi \\ud800", "author_public_key": "a", "author_signature": "b", "challenge_response": "c"}', "content"],
+      [
+        '{"content": "hi \\ud800", "author_public_key": "a", "author_signature": "b", "challenge_response": "c"}',
+        "content",
+      ],
       ['{"content": "hi", "media": {"url": "\\udc00"}}', "media.url"],
       ['{"display_name": "\\ud83d"}', "display_name"],
     ];
     for (const [body, field] of cases) {
-      const res = await raw("POST", commentsPath, { headers: { ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body });
+      const res = await raw("POST", commentsPath, {
+        headers: { ...json, origin: TEST_ORIGIN, "idempotency-key": "k" },
+        body,
+      });
       assert.equal(rawProblem(res, 400, "validation-error").errors[0].field, field);
     }
     assert.equal(await service.services.db.submission.count(), before);
@@ -166,7 +215,8 @@ describe("odd input is a 400, never a 500", () => {
       `${commentsPath}?%FF`,
       `/api/v1/no-such-route/%E0%A4`,
     ];
-    for (const target of targets) rawProblem(await raw("QUERY", target, { headers: json, body: "{}" }), 400, "validation-error");
+    for (const target of targets)
+      rawProblem(await raw("QUERY", target, { headers: json, body: "{}" }), 400, "validation-error");
   });
 
   test("page and per_page out of range", async () => {
@@ -192,15 +242,25 @@ describe("odd input is a 400, never a 500", () => {
 
   test("a Last-Event-ID that is not a decimal integer in range", async () => {
     for (const id of ["abc", "-1", "1.5", "1e3", " ", "0x10", "2147483648", "99999999999999999999", "1, 2"]) {
-      const problem = rawProblem(await raw("GET", ssePath, { headers: { "last-event-id": id } }), 400, "validation-error");
+      const problem = rawProblem(
+        await raw("GET", ssePath, { headers: { "last-event-id": id } }),
+        400,
+        "validation-error",
+      );
       assert.equal(problem.errors[0].field, "Last-Event-ID", id);
     }
-    for (const id of ["0", "2147483647"]) assert.equal((await raw("GET", ssePath, { headers: { "last-event-id": id } })).status, 200, id);
+    for (const id of ["0", "2147483647"])
+      assert.equal((await raw("GET", ssePath, { headers: { "last-event-id": id } })).status, 200, id);
   });
 
   test("wrong types, deep nesting, empty, non-object and non-JSON bodies", async () => {
-    const post = (body: string | Buffer, headers: Record<string, string> = json) => raw("POST", commentsPath, { headers: { ...headers, origin: TEST_ORIGIN, "idempotency-key": "k" }, body });
-    rawProblem(await post('{"content": 5, "author_public_key": [], "author_signature": {}, "challenge_response": null}'), 400, "validation-error");
+    const post = (body: string | Buffer, headers: Record<string, string> = json) =>
+      raw("POST", commentsPath, { headers: { ...headers, origin: TEST_ORIGIN, "idempotency-key": "k" }, body });
+    rawProblem(
+      await post('{"content": 5, "author_public_key": [], "author_signature": {}, "challenge_response": null}'),
+      400,
+      "validation-error",
+    );
     rawProblem(await post(`{"media": ${"[".repeat(50_000)}${"]".repeat(50_000)}}`), 400, "validation-error");
     rawProblem(await post(""), 400, "validation-error");
     for (const body of ["[]", "null", '"text"', "42"]) rawProblem(await post(body), 400, "validation-error");
@@ -209,7 +269,10 @@ describe("odd input is a 400, never a 500", () => {
   });
 
   test("fuzz: every route answers odd input with a 4xx problem (or success), never a 5xx", async () => {
-    const fill = (path: string, value: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "site_id" ? SITE : name === "page_slug" ? "page" : value));
+    const fill = (path: string, value: string) =>
+      path.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === "site_id" ? SITE : name === "page_slug" ? "page" : value,
+      );
     const segments = ["x", "%ZZ", "%ED%A0%80", "%00", "%2F..%2F", "A".repeat(300), "%F0%9F%98%80", "__proto__"];
     // Whole bodies that are odd as a whole.
     const bodies: (string | Buffer)[] = [
@@ -230,17 +293,51 @@ describe("odd input is a 400, never a 500", () => {
       { "content-type": "text/plain" },
       { "content-type": "application/json; charset=utf-16" },
       { ...json, "last-event-id": "-1", "idempotency-key": " ", origin: "null" },
-      { ...json, "idempotency-key": "x".repeat(300), "x-service-timestamp": "99999999999999999999", "x-service-signature": "zz", authorization: "Bearer" },
+      {
+        ...json,
+        "idempotency-key": "x".repeat(300),
+        "x-service-timestamp": "99999999999999999999",
+        "x-service-signature": "zz",
+        authorization: "Bearer",
+      },
     ];
     // Odd values (as JSON text) for one field at a time of an otherwise plausible body.
-    const values = ['"\\ud800"', '"a\\udfffb"', "1e400", "-1e400", "1e20", "9007199254740993", "2147483648", "-1", "0", "1.5", "true", "null", "[]", "{}", '{"\\ud800": 1}', `"${"x".repeat(20_000)}"`, `${"[".repeat(40)}${"]".repeat(40)}`];
+    const values = [
+      '"\\ud800"',
+      '"a\\udfffb"',
+      "1e400",
+      "-1e400",
+      "1e20",
+      "9007199254740993",
+      "2147483648",
+      "-1",
+      "0",
+      "1.5",
+      "true",
+      "null",
+      "[]",
+      "{}",
+      '{"\\ud800": 1}',
+      `"${"x".repeat(20_000)}"`,
+      `${"[".repeat(40)}${"]".repeat(40)}`,
+    ];
     const plausible = (schema: any): unknown => {
       if (schema?.enum) return schema.enum[0];
       const types = [schema?.type].flat();
-      return types.includes("integer") || types.includes("number") ? 1 : types.includes("object") ? {} : types.includes("null") && !types.includes("string") ? null : "x";
+      return types.includes("integer") || types.includes("number")
+        ? 1
+        : types.includes("object")
+          ? {}
+          : types.includes("null") && !types.includes("string")
+            ? null
+            : "x";
     };
     const withField = (properties: Record<string, unknown>, field: string, value: string) => {
-      const rest = Object.fromEntries(Object.entries(properties).filter(([name]) => name !== field).map(([name, schema]) => [name, plausible(schema)]));
+      const rest = Object.fromEntries(
+        Object.entries(properties)
+          .filter(([name]) => name !== field)
+          .map(([name, schema]) => [name, plausible(schema)]),
+      );
       const restText = JSON.stringify(rest);
       return `{${JSON.stringify(field)}: ${value}${restText === "{}" ? "}" : `, ${restText.slice(1)}`}`;
     };
@@ -252,7 +349,8 @@ describe("odd input is a 400, never a 500", () => {
       requests++;
       const what = `${method} ${path.slice(0, 120)} ${JSON.stringify(headers).slice(0, 80)} ${String(body).slice(0, 60)} → ${res.status}`;
       if (res.status >= 500) failures.push(`${what}: ${res.body}`);
-      else if (res.status >= 400 && res.headers["content-type"] !== "application/problem+json") failures.push(`${what}: not a problem`);
+      else if (res.status >= 400 && res.headers["content-type"] !== "application/problem+json")
+        failures.push(`${what}: not a problem`);
     };
     let key = 0;
     const writeHeaders = () => ({ ...json, origin: TEST_ORIGIN, "idempotency-key": `fuzz-${key++}` });
@@ -260,10 +358,13 @@ describe("odd input is a 400, never a 500", () => {
       const path = fill(route.path, "x");
       for (const body of bodies) for (const headers of headerSets) await check(route.method, path, headers, body);
       const properties = ((route.body?.schema as any)?.properties ?? {}) as Record<string, unknown>;
-      for (const field of Object.keys(properties)) for (const value of values) await check(route.method, path, writeHeaders(), withField(properties, field, value));
+      for (const field of Object.keys(properties))
+        for (const value of values)
+          await check(route.method, path, writeHeaders(), withField(properties, field, value));
       const queryNames = Object.keys(route.query?.properties ?? {});
       for (const name of queryNames) {
-        for (const value of ["%ED%A0%80", "%ZZ", "1e400", "1e20", "-1", "", "x".repeat(5000)]) await check(route.method, `${path}?${name}=${value}`, writeHeaders(), "{}");
+        for (const value of ["%ED%A0%80", "%ZZ", "1e400", "1e20", "-1", "", "x".repeat(5000)])
+          await check(route.method, `${path}?${name}=${value}`, writeHeaders(), "{}");
       }
       for (const segment of segments) {
         await check(route.method, fill(route.path, segment).replace(`/${SITE}/`, `/${segment}/`), json, "{}");
@@ -300,7 +401,10 @@ describe("SSE stream limits", () => {
 
   test("a client that goes away frees its slot and listener at once, even while its stream is opening", async () => {
     const clients = await openAll(MAX_STREAMS);
-    assert.deepEqual(clients.map((c) => c.status), Array(MAX_STREAMS).fill(200));
+    assert.deepEqual(
+      clients.map((c) => c.status),
+      Array(MAX_STREAMS).fill(200),
+    );
     await eventually(async () => clients.every((c) => c.messages.length > 0), 5_000, "typing snapshots");
     for (const c of clients) c.close();
     await eventually(async () => listeners() === 0, 5_000, "listeners removed");
@@ -309,7 +413,10 @@ describe("SSE stream limits", () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => {
         const controller = new AbortController();
-        const pending = fetch(url(ssePath), { signal: controller.signal }).then((res) => res.body?.cancel(), () => {});
+        const pending = fetch(url(ssePath), { signal: controller.signal }).then(
+          (res) => res.body?.cancel(),
+          () => {},
+        );
         setTimeout(() => controller.abort(), i % 5);
         return pending;
       }),
@@ -317,7 +424,11 @@ describe("SSE stream limits", () => {
     await eventually(async () => listeners() === 0, 5_000, "listeners removed after early aborts");
     const again = await openAll(MAX_STREAMS);
     try {
-      assert.deepEqual(again.map((c) => c.status), Array(MAX_STREAMS).fill(200), "every slot was released");
+      assert.deepEqual(
+        again.map((c) => c.status),
+        Array(MAX_STREAMS).fill(200),
+        "every slot was released",
+      );
     } finally {
       for (const c of again) c.close();
     }

@@ -4,7 +4,14 @@
 // follows public_base_url, Host and trusted proxies; a disabled proxy leaves raw mxc URLs.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { eventually, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  eventually,
+  serviceFor,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { SseClient } from "../support/sse.ts";
@@ -38,7 +45,8 @@ const pngSize = (bytes: Buffer) => {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 };
 
-const list = async (service: TestService, headers: Record<string, string> = {}) => (await listComments(service, siteId, page, {}, headers)).data;
+const list = async (service: TestService, headers: Record<string, string> = {}) =>
+  (await listComments(service, siteId, page, {}, headers)).data;
 
 async function room(service: TestService, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(`${service.url}${pagePath}/room`, { headers });
@@ -73,12 +81,24 @@ async function fetchMedia(url: string, contentType: string, disposition: string)
   const expires = Number(searchParams.get("expires"));
   assert.equal(h.get("expires"), new Date(expires * 1000).toUTCString());
   const maxAge = Number(/^public, max-age=(\d+), immutable$/.exec(h.get("cache-control") ?? "")?.[1]);
-  assert.ok(maxAge <= expires - Math.floor(before / 1000) && maxAge >= expires - Math.ceil(after / 1000), `max-age ${maxAge} runs until expires ${expires}`);
+  assert.ok(
+    maxAge <= expires - Math.floor(before / 1000) && maxAge >= expires - Math.ceil(after / 1000),
+    `max-age ${maxAge} runs until expires ${expires}`,
+  );
   return Buffer.from(await res.arrayBuffer());
 }
 
 const photo = png(640, 480);
-const mediaState = {} as { photo: string; avatar: string; roomAvatar: string; svg: string; html: string; roomId: string; dbUrl: string; user: { userId: string; token: string } };
+const mediaState = {} as {
+  photo: string;
+  avatar: string;
+  roomAvatar: string;
+  svg: string;
+  html: string;
+  roomId: string;
+  dbUrl: string;
+  user: { userId: string; token: string };
+};
 
 describe("the media proxy", () => {
   const running = serviceFor("sqlite", { sites });
@@ -89,9 +109,15 @@ describe("the media proxy", () => {
     service = running.service;
     mediaState.dbUrl = service.config.database.url;
     const visitor = new Visitor(service.url, TEST_ORIGIN);
-    const res = await visitor.post(`${pagePath}/comments`, await visitor.commentBody(siteId, page, "First"), { "idempotency-key": "first" });
+    const res = await visitor.post(`${pagePath}/comments`, await visitor.commentBody(siteId, page, "First"), {
+      "idempotency-key": "first",
+    });
     assert.equal(res.status, 202, await res.text());
-    const roomId = await eventually(async () => (await (await fetch(`${service.url}${pagePath}/room`)).json() as { room_id?: string }).room_id, 30_000, "the page room");
+    const roomId = await eventually(
+      async () => ((await (await fetch(`${service.url}${pagePath}/room`)).json()) as { room_id?: string }).room_id,
+      30_000,
+      "the page room",
+    );
     const user = await registerMatrixUser(`media${Date.now().toString(36)}`);
     await matrixRequest("POST", `/_matrix/client/v3/join/${enc(roomId)}`, user.token, {});
     Object.assign(mediaState, {
@@ -103,15 +129,23 @@ describe("the media proxy", () => {
       svg: await upload(user.token, svg(), "image/svg+xml"),
       html: await upload(user.token, html(), "text/html"),
     });
-    await matrixRequest("PUT", `/_matrix/client/v3/profile/${enc(user.userId)}/avatar_url`, user.token, { avatar_url: mediaState.avatar });
-    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.avatar/`, undefined, { url: mediaState.roomAvatar });
+    await matrixRequest("PUT", `/_matrix/client/v3/profile/${enc(user.userId)}/avatar_url`, user.token, {
+      avatar_url: mediaState.avatar,
+    });
+    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/state/m.room.avatar/`, undefined, {
+      url: mediaState.roomAvatar,
+    });
     await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/photo1`, user.token, {
       msgtype: "m.image",
       body: "photo.png",
       url: mediaState.photo,
       info: { mimetype: "image/png", w: 640, h: 480, size: photo.length },
     });
-    message = await eventually(async () => (await list(service)).find((m) => m.content.type === "media" && m.author.avatar_url), 30_000, "the image with its author's avatar");
+    message = await eventually(
+      async () => (await list(service)).find((m) => m.content.type === "media" && m.author.avatar_url),
+      30_000,
+      "the image with its author's avatar",
+    );
   });
 
   test("a read's media URL is a signed proxy URL, absolute against the Host, serving the uploaded bytes", async () => {
@@ -125,31 +159,62 @@ describe("the media proxy", () => {
 
   test("thumbnail presets: the image's own 320x240 scale thumbnail, 96x96 crop avatars (author and room)", async () => {
     const thumb = new URL(message.content.thumbnail_url);
-    assert.deepEqual(Object.fromEntries([...thumb.searchParams].filter(([k]) => k !== "expires" && k !== "sig")), { width: "320", height: "240", method: "scale" });
-    assert.deepEqual(pngSize(await fetchMedia(message.content.thumbnail_url, "image/png", 'inline; filename="image.png"')), { width: 320, height: 240 });
+    assert.deepEqual(Object.fromEntries([...thumb.searchParams].filter(([k]) => k !== "expires" && k !== "sig")), {
+      width: "320",
+      height: "240",
+      method: "scale",
+    });
+    assert.deepEqual(
+      pngSize(await fetchMedia(message.content.thumbnail_url, "image/png", 'inline; filename="image.png"')),
+      { width: 320, height: 240 },
+    );
     assert.equal(new URL(message.author.avatar_url).searchParams.get("method"), "crop");
-    assert.deepEqual(pngSize(await fetchMedia(message.author.avatar_url, "image/png", 'inline; filename="image.png"')), { width: 96, height: 96 });
-    const info = await eventually(async () => {
-      const body = await room(service);
-      return body.avatar_url ? body : null;
-    }, 30_000, "the room avatar");
+    assert.deepEqual(
+      pngSize(await fetchMedia(message.author.avatar_url, "image/png", 'inline; filename="image.png"')),
+      { width: 96, height: 96 },
+    );
+    const info = await eventually(
+      async () => {
+        const body = await room(service);
+        return body.avatar_url ? body : null;
+      },
+      30_000,
+      "the room avatar",
+    );
     const original = await fetchMedia(info.avatar_url, "image/png", 'inline; filename="image.png"');
     assert.deepEqual(pngSize(original), { width: 300, height: 300 });
-    assert.deepEqual(pngSize(await fetchMedia(info.avatar_thumbnail_url, "image/png", 'inline; filename="image.png"')), { width: 96, height: 96 });
+    assert.deepEqual(
+      pngSize(await fetchMedia(info.avatar_thumbnail_url, "image/png", 'inline; filename="image.png"')),
+      { width: 96, height: 96 },
+    );
   });
 
   test("a location's thumbnail is a 320x240 scale proxy URL", async () => {
-    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(mediaState.roomId)}/send/m.room.message/location1`, mediaState.user.token, {
-      msgtype: "m.location",
-      body: "Here",
-      geo_uri: "geo:51.5,-0.1",
-      info: { thumbnail_url: mediaState.roomAvatar, thumbnail_info: { mimetype: "image/png", w: 300, h: 300 } },
-    });
-    const location = await eventually(async () => (await list(service)).find((m) => m.content.type === "location"), 30_000, "the location");
+    await matrixRequest(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(mediaState.roomId)}/send/m.room.message/location1`,
+      mediaState.user.token,
+      {
+        msgtype: "m.location",
+        body: "Here",
+        geo_uri: "geo:51.5,-0.1",
+        info: { thumbnail_url: mediaState.roomAvatar, thumbnail_info: { mimetype: "image/png", w: 300, h: 300 } },
+      },
+    );
+    const location = await eventually(
+      async () => (await list(service)).find((m) => m.content.type === "location"),
+      30_000,
+      "the location",
+    );
     const thumb = new URL(location.content.thumbnail_url);
     assert.equal(thumb.origin, service.url);
-    assert.deepEqual([thumb.searchParams.get("width"), thumb.searchParams.get("height"), thumb.searchParams.get("method")], ["320", "240", "scale"]);
-    const { width, height } = pngSize(await fetchMedia(location.content.thumbnail_url, "image/png", 'inline; filename="image.png"'));
+    assert.deepEqual(
+      [thumb.searchParams.get("width"), thumb.searchParams.get("height"), thumb.searchParams.get("method")],
+      ["320", "240", "scale"],
+    );
+    const { width, height } = pngSize(
+      await fetchMedia(location.content.thumbnail_url, "image/png", 'inline; filename="image.png"'),
+    );
     assert.ok(width <= 320 && height <= 240, `${width}x${height} fits 320x240`);
   });
 
@@ -177,13 +242,21 @@ describe("the media proxy", () => {
     later.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60));
     await problem(later.href, 403, "invalid-media-signature");
 
-    const expired = (await signerAt(service, Date.now() - 16 * 60_000)).sign(mediaState.photo, "original", service.url)!;
+    const expired = (await signerAt(service, Date.now() - 16 * 60_000)).sign(
+      mediaState.photo,
+      "original",
+      service.url,
+    )!;
     await problem(expired, 403, "media-url-expired");
 
     const foreign = new URL(url);
     foreign.pathname = foreign.pathname.replace(`/${TEST_SERVER_NAME}/`, "/other.example/");
     await problem(foreign.href, 404, "unknown-media-server");
-    await problem(service.services.mediaUrls.sign(`mxc://${TEST_SERVER_NAME}/NoSuchMedia0123456789`, "original", service.url)!, 404, "media-not-found");
+    await problem(
+      service.services.mediaUrls.sign(`mxc://${TEST_SERVER_NAME}/NoSuchMedia0123456789`, "original", service.url)!,
+      404,
+      "media-not-found",
+    );
   });
 
   test("malformed media ids and thumbnail parameters are validation errors", async () => {
@@ -210,9 +283,17 @@ describe("the media proxy", () => {
   });
 
   test("SVG is served as an attachment; a type off the allow-list (HTML) as an octet-stream attachment", async () => {
-    const svgBytes = await fetchMedia(service.services.mediaUrls.sign(mediaState.svg, "original", service.url)!, "image/svg+xml", 'attachment; filename="image.svg"');
+    const svgBytes = await fetchMedia(
+      service.services.mediaUrls.sign(mediaState.svg, "original", service.url)!,
+      "image/svg+xml",
+      'attachment; filename="image.svg"',
+    );
     assert.ok(svgBytes.equals(svg()));
-    const htmlBytes = await fetchMedia(service.services.mediaUrls.sign(mediaState.html, "original", service.url)!, "application/octet-stream", 'attachment; filename="file.bin"');
+    const htmlBytes = await fetchMedia(
+      service.services.mediaUrls.sign(mediaState.html, "original", service.url)!,
+      "application/octet-stream",
+      'attachment; filename="file.bin"',
+    );
     assert.ok(htmlBytes.equals(html()));
   });
 
@@ -226,13 +307,24 @@ describe("the media proxy", () => {
     try {
       assert.equal(sse.status, 200);
       await new Promise((r) => setTimeout(r, 300));
-      await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(mediaState.roomId)}/send/m.room.message/photo2`, mediaState.user.token, {
-        msgtype: "m.image",
-        body: "again.png",
-        url: mediaState.photo,
-        info: { mimetype: "image/png", w: 640, h: 480, size: photo.length },
-      });
-      const created = await eventually(async () => sse.messages.find((m) => m.data.type === "message_created" && m.data.payload.content.type === "media")?.data.payload, 30_000, "message_created");
+      await matrixRequest(
+        "PUT",
+        `/_matrix/client/v3/rooms/${enc(mediaState.roomId)}/send/m.room.message/photo2`,
+        mediaState.user.token,
+        {
+          msgtype: "m.image",
+          body: "again.png",
+          url: mediaState.photo,
+          info: { mimetype: "image/png", w: 640, h: 480, size: photo.length },
+        },
+      );
+      const created = await eventually(
+        async () =>
+          sse.messages.find((m) => m.data.type === "message_created" && m.data.payload.content.type === "media")?.data
+            .payload,
+        30_000,
+        "message_created",
+      );
       assert.ok(created.content.url.startsWith(`${service.url}/api/v1/media/`), created.content.url);
       assert.ok(created.author.avatar_url.startsWith(`${service.url}/api/v1/media/`));
     } finally {
@@ -255,11 +347,19 @@ function serviceOnSameDatabase(overrides: Record<string, unknown>): { service: T
 }
 
 describe("the media proxy with public_base_url and a small size cap", () => {
-  const running = serviceOnSameDatabase({ "server.public_base_url": "https://comments.example/base/", "media.proxy_max_bytes": 1000 });
+  const running = serviceOnSameDatabase({
+    "server.public_base_url": "https://comments.example/base/",
+    "media.proxy_max_bytes": 1000,
+  });
 
   test("URLs are absolute against public_base_url, whatever the Host", async () => {
-    const [message] = (await list(running.service, { "x-forwarded-host": "other.example" })).filter((m) => m.content.type === "media");
-    assert.match(message.content.url, /^https:\/\/comments\.example\/base\/api\/v1\/media\/localhost\/[A-Za-z0-9_-]+\?expires=\d+&sig=/);
+    const [message] = (await list(running.service, { "x-forwarded-host": "other.example" })).filter(
+      (m) => m.content.type === "media",
+    );
+    assert.match(
+      message.content.url,
+      /^https:\/\/comments\.example\/base\/api\/v1\/media\/localhost\/[A-Za-z0-9_-]+\?expires=\d+&sig=/,
+    );
     assert.match(message.author.avatar_url, /^https:\/\/comments\.example\/base\/api\/v1\/media\//);
   });
 
@@ -267,7 +367,11 @@ describe("the media proxy with public_base_url and a small size cap", () => {
     const bytes = png(640, 480, 2000);
     assert.ok(bytes.length > 1000);
     const big = await upload(mediaState.user.token, bytes, "image/png");
-    await problem(running.service.services.mediaUrls.sign(big, "original", running.service.url)!, 404, "media-too-large");
+    await problem(
+      running.service.services.mediaUrls.sign(big, "original", running.service.url)!,
+      404,
+      "media-too-large",
+    );
   });
 });
 
@@ -282,7 +386,11 @@ describe("the media proxy disabled", () => {
     const info = await room(running.service);
     assert.equal(info.avatar_url, mediaState.roomAvatar);
     assert.equal(info.avatar_thumbnail_url, mediaState.roomAvatar);
-    await problem(running.service.services.mediaUrls.sign(mediaState.photo, "original", running.service.url)!, 404, "media-proxy-disabled");
+    await problem(
+      running.service.services.mediaUrls.sign(mediaState.photo, "original", running.service.url)!,
+      404,
+      "media-proxy-disabled",
+    );
   });
 
   test("proxy requests spend the media_proxy budget", async () => {
@@ -297,16 +405,25 @@ describe("the media proxy disabled", () => {
 });
 
 describe("the media proxy behind a trusted proxy, with the homeserver down", () => {
-  const running = serviceOnSameDatabase({ "server.trusted_proxies": ["loopback"], "matrix.homeserver_url": "http://127.0.0.1:9" });
+  const running = serviceOnSameDatabase({
+    "server.trusted_proxies": ["loopback"],
+    "matrix.homeserver_url": "http://127.0.0.1:9",
+  });
 
   test("X-Forwarded-Host and -Proto from a trusted proxy make the base", async () => {
-    const message = (await list(running.service, { "x-forwarded-host": "comments.example", "x-forwarded-proto": "https" })).find((m) => m.content.type === "media");
+    const message = (
+      await list(running.service, { "x-forwarded-host": "comments.example", "x-forwarded-proto": "https" })
+    ).find((m) => m.content.type === "media");
     assert.match(message.content.url, /^https:\/\/comments\.example\/api\/v1\/media\//);
     const plain = (await list(running.service)).find((m) => m.content.type === "media");
     assert.equal(new URL(plain.content.url).origin, running.service.url);
   });
 
   test("a homeserver that cannot be reached is 503 media-unavailable", async () => {
-    await problem(running.service.services.mediaUrls.sign(mediaState.photo, "original", running.service.url)!, 503, "media-unavailable");
+    await problem(
+      running.service.services.mediaUrls.sign(mediaState.photo, "original", running.service.url)!,
+      503,
+      "media-unavailable",
+    );
   });
 });

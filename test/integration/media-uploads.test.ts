@@ -4,8 +4,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { signatureArrays } from "../support/signature-arrays.ts";
-import { PROVIDERS, serviceFor, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
+import {
+  PROVIDERS,
+  serviceFor,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getEvent } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
@@ -27,13 +34,21 @@ for (const provider of PROVIDERS) {
     const otherSite = uniqueSiteId("media-other");
     const page = "page";
     const base = `/api/v1/sites/${siteId}/pages/${page}`;
-    const running = serviceFor(provider, { sites: { [siteId]: { origins: [TEST_ORIGIN] }, [otherSite]: { origins: [TEST_ORIGIN] } } });
+    const running = serviceFor(provider, {
+      sites: { [siteId]: { origins: [TEST_ORIGIN] }, [otherSite]: { origins: [TEST_ORIGIN] } },
+    });
     let service: TestService;
     let alice: Visitor;
     let bob: Visitor;
     let key = 0;
 
-    const upload = async (visitor: Visitor, bytes: Buffer, mime: string, filename: string | null, extra: { voice?: boolean; key?: string; site?: string } = {}) => {
+    const upload = async (
+      visitor: Visitor,
+      bytes: Buffer,
+      mime: string,
+      filename: string | null,
+      extra: { voice?: boolean; key?: string; site?: string } = {},
+    ) => {
       const built = await visitor.uploadRequest(extra.site ?? siteId, page, bytes, mime, filename, extra);
       return visitor.send("POST", built.path, built.body, { "idempotency-key": extra.key ?? `u-${++key}` });
     };
@@ -41,9 +56,20 @@ for (const provider of PROVIDERS) {
       assert.equal(res.status, 200, await res.clone().text());
       return (await res.json()) as Uploaded;
     };
-    const mediaComment = async (visitor: Visitor, media: Record<string, unknown>, content: string | null = null, site = siteId) => {
-      const proof = await visitor.proof((ch) => signatureArrays.postComment(site, page, media.url as string, null, null, ch));
-      return visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, { ...(content !== null ? { content } : {}), media, ...proof }, { "idempotency-key": `m-${++key}` });
+    const mediaComment = async (
+      visitor: Visitor,
+      media: Record<string, unknown>,
+      content: string | null = null,
+      site = siteId,
+    ) => {
+      const proof = await visitor.proof((ch) =>
+        signatureArrays.postComment(site, page, media.url as string, null, null, ch),
+      );
+      return visitor.post(
+        `/api/v1/sites/${site}/pages/${page}/comments`,
+        { ...(content !== null ? { content } : {}), media, ...proof },
+        { "idempotency-key": `m-${++key}` },
+      );
     };
     const list = async () => (await listComments(service, siteId, page, { per_page: 100 })).data;
     const listed = (res: Response) => whenListed(res, list, "the media comment");
@@ -58,15 +84,24 @@ for (const provider of PROVIDERS) {
       const bytes = png(40, 30);
       const result = await uploaded(await upload(alice, bytes, "image/png", "cat.png"));
       assert.match(result.url, /^mxc:\/\/[^/]+\/[A-Za-z0-9_-]+$/);
-      assert.deepEqual({ ...result, url: "" }, { url: "", filename: "cat.png", mimetype: "image/png", size: bytes.length, voice: false });
+      assert.deepEqual(
+        { ...result, url: "" },
+        { url: "", filename: "cat.png", mimetype: "image/png", size: bytes.length, voice: false },
+      );
       const record = await service.services.db.mediaUpload.findUniqueOrThrow({ where: { url: result.url } });
-      assert.deepEqual([record.siteId, record.authorPublicKey, record.width, record.height], [siteId, alice.key, 40, 30]);
+      assert.deepEqual(
+        [record.siteId, record.authorPublicKey, record.width, record.height],
+        [siteId, alice.key, 40, 30],
+      );
 
       const message = await listed(await mediaComment(alice, { ...result }, "my cat"));
       const content = message.content;
       assert.equal(content.type, "media");
       assert.equal(content.kind, "image");
-      assert.deepEqual([content.mimetype, content.size, content.width, content.height, content.filename, content.voice], ["image/png", bytes.length, 40, 30, "cat.png", false]);
+      assert.deepEqual(
+        [content.mimetype, content.size, content.width, content.height, content.filename, content.voice],
+        ["image/png", bytes.length, 40, 30, "cat.png", false],
+      );
       assert.equal(message.author.public_key, alice.key);
       // The media proxy is on by default: the listed URL is a signed proxy URL serving exactly the uploaded bytes.
       assert.match(content.url, /\/api\/v1\/media\//);
@@ -87,7 +122,10 @@ for (const provider of PROVIDERS) {
       const result = await uploaded(await upload(alice, wav(), "audio/x-wav", null, { voice: true }));
       assert.deepEqual([result.mimetype, result.voice, result.filename], ["audio/wav", true, null]);
       const message = await listed(await mediaComment(alice, { ...result }));
-      assert.deepEqual([message.content.kind, message.content.voice, message.content.mimetype], ["audio", true, "audio/wav"]);
+      assert.deepEqual(
+        [message.content.kind, message.content.voice, message.content.mimetype],
+        ["audio", true, "audio/wav"],
+      );
       const event = await getEvent(message.room_id, message.event_id);
       assert.equal(event.content.msgtype, "m.audio");
       assert.deepEqual(event.content["org.matrix.msc3245.voice"], {});
@@ -100,9 +138,15 @@ for (const provider of PROVIDERS) {
       const bytes = pdf();
       const result = await uploaded(await upload(alice, bytes, "application/pdf", "paper.pdf"));
       const message = await listed(await mediaComment(alice, { ...result }));
-      assert.deepEqual([message.content.kind, message.content.filename, message.content.mimetype, message.content.width], ["file", "paper.pdf", "application/pdf", null]);
+      assert.deepEqual(
+        [message.content.kind, message.content.filename, message.content.mimetype, message.content.width],
+        ["file", "paper.pdf", "application/pdf", null],
+      );
       const event = await getEvent(message.room_id, message.event_id);
-      assert.deepEqual([event.content.msgtype, event.content.body, event.content.filename], ["m.file", "paper.pdf", "paper.pdf"]);
+      assert.deepEqual(
+        [event.content.msgtype, event.content.body, event.content.filename],
+        ["m.file", "paper.pdf", "paper.pdf"],
+      );
       assert.deepEqual(event.content.info, { mimetype: "application/pdf", size: bytes.length });
     });
 
@@ -115,7 +159,11 @@ for (const provider of PROVIDERS) {
       assert.deepEqual(await uploaded(again), first);
       assert.equal(await service.services.db.mediaUpload.count(), count, "no second upload recorded");
       // The fingerprint covers mime and filename: the key with another filename is refused.
-      await expectProblem(await upload(alice, bytes, "image/png", "y.png", { key: "replay" }), 409, "idempotency-key-reused");
+      await expectProblem(
+        await upload(alice, bytes, "image/png", "y.png", { key: "replay" }),
+        409,
+        "idempotency-key-reused",
+      );
     });
 
     test("the bytes must be what mime declares; types outside the allow-list are refused", async () => {
@@ -129,24 +177,48 @@ for (const provider of PROVIDERS) {
       await expectProblem(await upload(alice, Buffer.alloc(0), "image/png", "a.png"), 400, "validation-error");
       // Aliases and parameters are their canonical type.
       assert.equal((await uploaded(await upload(alice, jpeg(4, 3), "image/JPG", "b.jpg"))).mimetype, "image/jpeg");
-      assert.equal((await uploaded(await upload(alice, Buffer.from("plain words\n"), "text/plain; charset=utf-8", "notes.txt"))).mimetype, "text/plain");
+      assert.equal(
+        (await uploaded(await upload(alice, Buffer.from("plain words\n"), "text/plain; charset=utf-8", "notes.txt")))
+          .mimetype,
+        "text/plain",
+      );
     });
 
     test("proof and key refusals: wrong signature, spent challenge, missing or malformed key", async () => {
       const bytes = png(6, 6);
       const built = await alice.uploadRequest(siteId, page, bytes, "image/png", "p.png");
       const forged = built.path.replace(/author_signature=[^&]+/, `author_signature=${alice.sign(["UPLOAD", "else"])}`);
-      await expectProblem(await alice.send("POST", forged, bytes, { "idempotency-key": `k-${++key}` }), 403, "invalid-signature");
+      await expectProblem(
+        await alice.send("POST", forged, bytes, { "idempotency-key": `k-${++key}` }),
+        403,
+        "invalid-signature",
+      );
       // Another visitor's upload signature does not verify under this key either.
       const signedByBob = built.path.replace(/author_public_key=[^&]+/, `author_public_key=${bob.key}`);
-      await expectProblem(await alice.send("POST", signedByBob, bytes, { "idempotency-key": `k-${++key}` }), 403, "invalid-signature");
+      await expectProblem(
+        await alice.send("POST", signedByBob, bytes, { "idempotency-key": `k-${++key}` }),
+        403,
+        "invalid-signature",
+      );
       await expectProblem(await alice.send("POST", built.path, bytes), 400, "idempotency-key-required");
-      await expectProblem(await alice.send("POST", built.path, bytes, { "idempotency-key": "has space" }), 400, "invalid-idempotency-key");
+      await expectProblem(
+        await alice.send("POST", built.path, bytes, { "idempotency-key": "has space" }),
+        400,
+        "invalid-idempotency-key",
+      );
       assert.equal((await alice.send("POST", built.path, bytes, { "idempotency-key": `k-${++key}` })).status, 200);
-      await expectProblem(await alice.send("POST", built.path, bytes, { "idempotency-key": `k-${++key}` }), 403, "invalid-PoW");
+      await expectProblem(
+        await alice.send("POST", built.path, bytes, { "idempotency-key": `k-${++key}` }),
+        403,
+        "invalid-PoW",
+      );
       // The signed hash is the body's: other bytes under the same proof do not verify.
       const other = await alice.uploadRequest(siteId, page, bytes, "image/png", "p.png");
-      await expectProblem(await alice.send("POST", other.path, png(7, 7), { "idempotency-key": `k-${++key}` }), 403, "invalid-signature");
+      await expectProblem(
+        await alice.send("POST", other.path, png(7, 7), { "idempotency-key": `k-${++key}` }),
+        403,
+        "invalid-signature",
+      );
     });
 
     test("a sticker comment posts an image of the site's packs as m.sticker with the pack's metadata", async () => {
@@ -154,19 +226,37 @@ for (const provider of PROVIDERS) {
       const pack = await fetch(`${service.url}/api/v1/operator/sites/${siteId}/packs/waves/stickers`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
-        body: JSON.stringify({ shortcode: "wave", url: image.url, body: "A wave", info: { w: 64, h: 64, mimetype: "image/png", size: 99 } }),
+        body: JSON.stringify({
+          shortcode: "wave",
+          url: image.url,
+          body: "A wave",
+          info: { w: 64, h: 64, mimetype: "image/png", size: 99 },
+        }),
       });
       assert.equal(pack.status, 200, await pack.clone().text());
       // Any visitor may post the site's stickers; the client's text is not used.
       const message = await listed(await mediaComment(bob, { kind: "sticker", url: image.url }, "ignored"));
-      assert.deepEqual([message.content.type, message.content.kind, message.content.width, message.content.height, message.content.mimetype], ["media", "sticker", 64, 64, "image/png"]);
+      assert.deepEqual(
+        [
+          message.content.type,
+          message.content.kind,
+          message.content.width,
+          message.content.height,
+          message.content.mimetype,
+        ],
+        ["media", "sticker", 64, 64, "image/png"],
+      );
       const event = await getEvent(message.room_id, message.event_id);
       assert.equal(event.type, "m.sticker");
       assert.equal(event.content.body, "A wave");
       assert.equal(event.content.url, image.url);
       assert.deepEqual(event.content.info, { w: 64, h: 64, mimetype: "image/png", size: 99 });
       // The same image is no sticker of another site.
-      await expectProblem(await mediaComment(bob, { kind: "sticker", url: image.url }, null, otherSite), 404, "sticker-not-found");
+      await expectProblem(
+        await mediaComment(bob, { kind: "sticker", url: image.url }, null, otherSite),
+        404,
+        "sticker-not-found",
+      );
     });
 
     test("only the visitor's own uploads for this site may be posted; stickers must be the site's", async () => {
@@ -178,7 +268,15 @@ for (const provider of PROVIDERS) {
       await expectProblem(await mediaComment(alice, { url: "https://evil.example/x.png" }), 400, "validation-error");
       // The signature covers media.url: a comment signed over other text is refused.
       const proof = await alice.proof((ch) => signatureArrays.postComment(siteId, page, "text", null, null, ch));
-      await expectProblem(await alice.post(`${base}/comments`, { content: "text", media: { ...mine }, ...proof }, { "idempotency-key": `m-${++key}` }), 403, "invalid-signature");
+      await expectProblem(
+        await alice.post(
+          `${base}/comments`,
+          { content: "text", media: { ...mine }, ...proof },
+          { "idempotency-key": `m-${++key}` },
+        ),
+        403,
+        "invalid-signature",
+      );
     });
   });
 }
@@ -190,16 +288,26 @@ describe("upload size caps", () => {
   let alice: Visitor;
 
   before(async () => {
-    service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } }, overrides: { "media.max_image_bytes": CAP } });
+    service = await startTestService({
+      sites: { [siteId]: { origins: [TEST_ORIGIN] } },
+      overrides: { "media.max_image_bytes": CAP },
+    });
     alice = new Visitor(service.url, TEST_ORIGIN);
   });
   after(() => service?.stop());
 
   /** Sends `path` by hand: a declared Content-Length, or `chunks` chunks of `chunk` chunked, until the service answers. */
-  function rawUpload(path: string, body: { declaredLength: number } | { chunk: Buffer; chunks: number }, onChunk: () => void = () => {}): Promise<{ status: number; body: string }> {
+  function rawUpload(
+    path: string,
+    body: { declaredLength: number } | { chunk: Buffer; chunks: number },
+    onChunk: () => void = () => {},
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const url = new URL(path, service.url);
-      const headers: Record<string, string> = { "idempotency-key": `cap-${Math.random()}`, "content-type": "application/octet-stream" };
+      const headers: Record<string, string> = {
+        "idempotency-key": `cap-${Math.random()}`,
+        "content-type": "application/octet-stream",
+      };
       if ("declaredLength" in body) headers["content-length"] = String(body.declaredLength);
       const req = request(url, { method: "POST", headers });
       let answered = false;
@@ -274,7 +382,11 @@ describe("upload size caps", () => {
     assert.equal((await alice.send("POST", ok.path, ok.body, { "idempotency-key": "fits" })).status, 200);
     const over = png(10, 10, CAP);
     const refused = await alice.uploadRequest(siteId, "page", over, "image/png", "over.png");
-    await expectProblem(await alice.send("POST", refused.path, refused.body, { "idempotency-key": "over" }), 413, "payload-too-large");
+    await expectProblem(
+      await alice.send("POST", refused.path, refused.body, { "idempotency-key": "over" }),
+      413,
+      "payload-too-large",
+    );
     // Audio has its own (default, larger) cap.
     const audio = wav(CAP * 2);
     const voice = await alice.uploadRequest(siteId, "page", audio, "audio/wav", "long.wav");

@@ -58,26 +58,88 @@ for (const provider of PROVIDERS) {
         // The database as 0011 left it: no summary column, Reaction rows in place.
         await before.$executeRawUnsafe(`ALTER TABLE "Comment" DROP COLUMN "reactionSummary"`);
         await before.$executeRawUnsafe(`DELETE FROM "_service_migrations" WHERE "name" = '0012_reaction_summary'`);
-        await before.$executeRawUnsafe(`INSERT INTO "Site" ("id", "source", "updatedAt") VALUES ('s', 'api', CURRENT_TIMESTAMP)`);
+        await before.$executeRawUnsafe(
+          `INSERT INTO "Site" ("id", "source", "updatedAt") VALUES ('s', 'api', CURRENT_TIMESTAMP)`,
+        );
         for (const eventId of ["$reacted", "$plain"]) {
           await before.$executeRaw`INSERT INTO "Comment" ("eventId", "roomId", "siteId", "pageSlug", "sender", "authorType", "content", "originServerTs") VALUES (${eventId}, '!r', 's', 'p', '@a:b', 'matrix', '{}', 1)`;
         }
-        await before.reaction.createMany({ data: reactions.map((r) => ({ ...r, targetEventId: "$reacted", roomId: "!r" })) });
+        await before.reaction.createMany({
+          data: reactions.map((r) => ({ ...r, targetEventId: "$reacted", roomId: "!r" })),
+        });
       } finally {
         await before.$disconnect();
       }
       assert.deepEqual(await migrate(database.url), ["0012_reaction_summary"]);
       const db = await openDatabase(database.url);
       try {
-        const summary = async (eventId: string) => JSON.parse((await db.comment.findUniqueOrThrow({ where: { eventId } })).reactionSummary);
+        const summary = async (eventId: string) =>
+          JSON.parse((await db.comment.findUniqueOrThrow({ where: { eventId } })).reactionSummary);
         const expected = [
           { key: "a", count: 1 },
           { key: "🎉", count: 2 },
           { key: "👍", count: 1 },
         ];
         assert.deepEqual(await summary("$reacted"), expected);
-        assert.deepEqual(JSON.parse(storedSummaries(reactionSummaries(reactions, null))), expected, "the projection stores the same");
+        assert.deepEqual(
+          JSON.parse(storedSummaries(reactionSummaries(reactions, null))),
+          expected,
+          "the projection stores the same",
+        );
         assert.deepEqual(await summary("$plain"), []);
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
+for (const provider of PROVIDERS) {
+  test(`0018 fills the reaction counts of comments projected before it on ${provider}`, async () => {
+    const database = await freshDatabase(provider);
+    try {
+      await migrate(database.url);
+      const before = await openDatabase(database.url);
+      const index =
+        provider === "sqlite"
+          ? "Comment_siteId_pageSlug_reactionCount_originServerTs_eventId_idx"
+          : "Comment_siteId_pageSlug_reactionCount_originServerTs_eventI_idx";
+      try {
+        // The database as 0013 left it: stored summaries, no count.
+        await before.$executeRawUnsafe(`DROP INDEX "${index}"`);
+        await before.$executeRawUnsafe(`ALTER TABLE "Comment" DROP COLUMN "reactionCount"`);
+        await before.$executeRawUnsafe(`DELETE FROM "_service_migrations" WHERE "name" = '0018_top_order'`);
+        await before.$executeRawUnsafe(
+          `INSERT INTO "Site" ("id", "source", "updatedAt") VALUES ('s', 'api', CURRENT_TIMESTAMP)`,
+        );
+        const summaries = {
+          $reacted: storedSummaries(
+            reactionSummaries(
+              [
+                { sender: "@u1:b", key: "👍", originServerTs: 1n },
+                { sender: "@u2:b", key: "👍", originServerTs: 2n },
+                { sender: "@u1:b", key: "🎉", originServerTs: 3n },
+              ],
+              null,
+            ),
+          ),
+          $plain: "[]",
+        };
+        for (const [eventId, summary] of Object.entries(summaries)) {
+          await before.$executeRaw`INSERT INTO "Comment" ("eventId", "roomId", "siteId", "pageSlug", "sender", "authorType", "content", "originServerTs", "reactionSummary") VALUES (${eventId}, '!r', 's', 'p', '@a:b', 'matrix', '{}', 1, ${summary})`;
+        }
+      } finally {
+        await before.$disconnect();
+      }
+      assert.deepEqual(await migrate(database.url), ["0018_top_order"]);
+      const db = await openDatabase(database.url);
+      try {
+        const count = async (eventId: string) =>
+          (await db.comment.findUniqueOrThrow({ where: { eventId } })).reactionCount;
+        assert.equal(await count("$reacted"), 3, "the sum of the summaries' counts");
+        assert.equal(await count("$plain"), 0);
       } finally {
         await db.$disconnect();
       }

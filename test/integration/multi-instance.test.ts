@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
-import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { eventually, freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
 import { SseClient, type SseMessage } from "../support/sse.ts";
 import { Visitor } from "../support/visitor.ts";
 
@@ -16,7 +16,13 @@ const NO_POLL = { "live.fallback_poll_ms": 3_600_000, "cluster.leader_retry_ms":
 
 const created = (stream: SseClient) => stream.messages.filter((m) => m.data.type === "message_created");
 
-async function submit(visitor: Visitor, siteId: string, text: string, key: string, challengeFrom?: string): Promise<string> {
+async function submit(
+  visitor: Visitor,
+  siteId: string,
+  text: string,
+  key: string,
+  challengeFrom?: string,
+): Promise<string> {
   const body = await visitor.commentBody(siteId, "p", text, challengeFrom ? { challengeFrom } : {});
   const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, { "idempotency-key": key });
   assert.equal(res.status, 202);
@@ -27,7 +33,10 @@ const delivered = (stream: SseClient, submissionId: string, what: string): Promi
   eventually(async () => created(stream).find((m) => m.data.payload.submission_id === submissionId), 30_000, what);
 
 /** An SSE request on a raw socket that stops reading once the response has begun. */
-function stalledClient(url: string, path: string): Promise<{ socket: Socket; received: () => number; ended: () => boolean }> {
+function stalledClient(
+  url: string,
+  path: string,
+): Promise<{ socket: Socket; received: () => number; ended: () => boolean }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -81,11 +90,21 @@ test("an API-only instance and a worker instance share challenges, the queue and
     await delivered(resumed, second, "the missed comments on the resumed stream");
     const third = await submit(visitor, siteId, "third", "m-3");
     await delivered(resumed, third, "a new comment on the resumed stream");
-    assert.deepEqual(created(resumed).map((m) => m.data.payload.submission_id), [first, second, third]);
+    assert.deepEqual(
+      created(resumed).map((m) => m.data.payload.submission_id),
+      [first, second, third],
+    );
     const ids = resumed.messages.slice(1).map((m) => Number(m.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), "ids ascend");
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      "ids ascend",
+    );
     assert.equal(new Set(ids).size, ids.length, "nothing twice");
-    assert.deepEqual(created(stream).map((m) => m.data.payload.submission_id), [first, second, third]);
+    assert.deepEqual(
+      created(stream).map((m) => m.data.payload.submission_id),
+      [first, second, third],
+    );
 
     // A client that stops reading is dropped once its unsent output passes the bound; a healthy
     // client of the same page keeps receiving everything.
@@ -95,14 +114,23 @@ test("an API-only instance and a worker instance share challenges, the queue and
     const blob = "x".repeat(256 * 1024);
     const before = stream.messages.length;
     for (let i = 1; i <= FLOOD; i++) {
-      await worker.services.db.liveEvent.create({ data: { siteId, pageSlug: "p", type: "ephemeral", payload: JSON.stringify({ kind: "flood", i, blob }) } });
+      await worker.services.db.liveEvent.create({
+        data: { siteId, pageSlug: "p", type: "ephemeral", payload: JSON.stringify({ kind: "flood", i, blob }) },
+      });
       worker.services.signals.liveEventsStored();
       // The healthy client reads each one as it comes.
-      await eventually(async () => stream.messages.length >= before + i, 10_000, `flood event ${i} on the healthy stream`);
+      await eventually(
+        async () => stream.messages.length >= before + i,
+        10_000,
+        `flood event ${i} on the healthy stream`,
+      );
     }
     stalled.socket.resume();
     await eventually(async () => stalled.ended(), 10_000, "the stalled client to be disconnected");
-    assert.ok(stalled.received() < FLOOD * blob.length, `the stalled client was sent everything (${stalled.received()} bytes)`);
+    assert.ok(
+      stalled.received() < FLOOD * blob.length,
+      `the stalled client was sent everything (${stalled.received()} bytes)`,
+    );
     const fourth = await submit(visitor, siteId, "after the flood", "m-4");
     await delivered(stream, fourth, "a comment after the flood on the healthy stream");
   } finally {
@@ -116,7 +144,10 @@ test("an API-only instance and a worker instance share challenges, the queue and
 test("background passes run on one leader; when it stops, another instance takes them over", async () => {
   const database = await freshDatabase("postgres");
   // The first instance to start leads.
-  const first = await startTestService({ databaseUrl: database.url, overrides: { ...NO_POLL, "server.listen_port": 0 } });
+  const first = await startTestService({
+    databaseUrl: database.url,
+    overrides: { ...NO_POLL, "server.listen_port": 0 },
+  });
   let firstStopped = false;
   const second = await startTestService({ databaseUrl: database.url, overrides: NO_POLL });
   try {
@@ -128,13 +159,21 @@ test("background passes run on one leader; when it stops, another instance takes
 
     // A retirement requested now completes: the retirement pass runs on the survivor.
     const siteId = uniqueSiteId("lead");
-    const registered = await fetch(`${second.url}/api/v1/sites`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: siteId }) });
+    const registered = await fetch(`${second.url}/api/v1/sites`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: siteId }),
+    });
     assert.equal(registered.status, 201);
     const { claim_token } = (await registered.json()) as { claim_token: string };
     const path = `${second.url}/api/v1/sites/${siteId}/retirement`;
     const retire = await fetch(path, { method: "POST", headers: { "x-service-claim-token": claim_token } });
     assert.equal(retire.status, 202);
-    await eventually(async () => (await fetch(path)).status === 404, 30_000, "the retirement to complete on the new leader");
+    await eventually(
+      async () => (await fetch(path)).status === 404,
+      30_000,
+      "the retirement to complete on the new leader",
+    );
   } finally {
     if (!firstStopped) await first.stop();
     await second.stop();

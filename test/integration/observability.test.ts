@@ -72,7 +72,12 @@ function samples(text: string): Map<string, number> {
   for (const line of text.split("\n")) {
     if (!line || line.startsWith("#")) continue;
     const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (match) sums.set(match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : ""), (sums.get(match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : "")) ?? 0) + Number(match[3]));
+    if (match)
+      sums.set(
+        match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : ""),
+        (sums.get(match[1]! + (match[1]!.includes("read_cache_requests") ? (match[2] ?? "") : "")) ?? 0) +
+          Number(match[3]),
+      );
   }
   return sums;
 }
@@ -90,7 +95,12 @@ test("a full run moves every named metric, logs each request with its id, and lo
     overrides: { "metrics.listen_port": metricsPort, "log.level": "info", "matrix.homeserver_url": hsLink.url },
     logDestination: destination,
   });
-  const secrets: Record<string, string> = { operator: TEST_OPERATOR_TOKEN, as_token: TEST_AS_TOKEN, hs_token: TEST_HS_TOKEN, site_secret: SITE_SECRET };
+  const secrets: Record<string, string> = {
+    operator: TEST_OPERATOR_TOKEN,
+    as_token: TEST_AS_TOKEN,
+    hs_token: TEST_HS_TOKEN,
+    site_secret: SITE_SECRET,
+  };
   const scrape = async () => {
     const res = await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } });
     assert.equal(res.status, 200);
@@ -98,7 +108,11 @@ test("a full run moves every named metric, logs each request with its id, and lo
   };
   const streams: SseClient[] = [];
   try {
-    assert.equal((await fetch(`${service.url}/metrics`)).status, 403, "the main port's /metrics needs the operator token");
+    assert.equal(
+      (await fetch(`${service.url}/metrics`)).status,
+      403,
+      "the main port's /metrics needs the operator token",
+    );
     const separate = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     assert.equal(separate.status, 200);
     assert.match(await separate.text(), /comments_http_requests_total/);
@@ -112,7 +126,11 @@ test("a full run moves every named metric, logs each request with its id, and lo
     });
     assert.equal(operator.status, 200);
     const registeredId = uniqueSiteId("obs-reg");
-    const registered = await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site_id: registeredId }) });
+    const registered = await fetch(`${service.url}/api/v1/sites`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site_id: registeredId }),
+    });
     assert.equal(registered.status, 201);
     const requestId = registered.headers.get("x-request-id");
     assert.ok(requestId, "X-Request-Id is echoed");
@@ -136,7 +154,9 @@ test("a full run moves every named metric, logs each request with its id, and lo
     for (let i = 0; i < 4; i++) {
       const body = await visitor.commentBody(siteId, "p", `observed ${i}`);
       secrets[`author_signature_${i}`] = body.author_signature;
-      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, { "idempotency-key": `obs-${i}` });
+      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, {
+        "idempotency-key": `obs-${i}`,
+      });
       assert.equal(res.status, 202);
       submitted.push(((await res.json()) as { submission_id: string }).submission_id);
     }
@@ -146,7 +166,11 @@ test("a full run moves every named metric, logs each request with its id, and lo
     const signedBody = JSON.stringify(await backend.commentBody(signedSite, "p", "signed by the backend"));
     const timestamp = String(Math.floor(Date.now() / 1000));
     secrets.hmac = signRequest(SITE_SECRET, { method: "POST", target, body: Buffer.from(signedBody), timestamp });
-    const signed = await backend.post(target, signedBody, { "idempotency-key": "obs-signed", "x-service-timestamp": timestamp, "x-service-signature": secrets.hmac });
+    const signed = await backend.post(target, signedBody, {
+      "idempotency-key": "obs-signed",
+      "x-service-timestamp": timestamp,
+      "x-service-signature": secrets.hmac,
+    });
     assert.equal(signed.status, 202, await signed.clone().text());
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const held = await scrape();
@@ -157,29 +181,92 @@ test("a full run moves every named metric, logs each request with its id, and lo
     // The homeserver out of reach while the worker starts: its first sends fail and are retried.
     hsLink.cut();
     service.services.worker.start();
-    await eventually(async () => ((await scrape()).get("comments_submissions_retried_total") ?? 0) > (before.get("comments_submissions_retried_total") ?? 0), 30_000, "a retried submission");
+    await eventually(
+      async () =>
+        ((await scrape()).get("comments_submissions_retried_total") ?? 0) >
+        (before.get("comments_submissions_retried_total") ?? 0),
+      30_000,
+      "a retried submission",
+    );
     await hsLink.restore();
-    await eventually(async () => (await service.services.db.submission.count({ where: { id: { in: submitted }, status: "sent" } })) === submitted.length, 60_000, "the submissions to be sent");
-    await eventually(async () => stream.messages.filter((m) => m.data.type === "message_created").length >= 4, 30_000, "the comments projected and delivered");
+    await eventually(
+      async () =>
+        (await service.services.db.submission.count({ where: { id: { in: submitted }, status: "sent" } })) ===
+        submitted.length,
+      60_000,
+      "the submissions to be sent",
+    );
+    await eventually(
+      async () => stream.messages.filter((m) => m.data.type === "message_created").length >= 4,
+      30_000,
+      "the comments projected and delivered",
+    );
     // The homeserver refuses for good: the visitor's virtual user is banned from the page room.
-    const room = (await (await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/room`)).json()) as { room_id: string };
-    await service.services.homeserver.bot.banUser(service.services.names.visitorUserId(siteId, visitor.publicKey), room.room_id, "observability test");
-    const refused = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "from a banned visitor"), { "idempotency-key": "obs-banned" });
+    const room = (await (await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/room`)).json()) as {
+      room_id: string;
+    };
+    const bannedUserId = service.services.names.visitorUserId(siteId, visitor.publicKey);
+    await service.services.homeserver.bot.banUser(bannedUserId, room.room_id, "observability test");
+    // The projection records the ban, and the site then refuses the visitor's writes before the
+    // 202 (403 author-banned); forget that record so the write reaches the homeserver's refusal.
+    await eventually(
+      async () =>
+        (await service.services.db.siteBan.findUnique({
+          where: { siteId_userId: { siteId, userId: bannedUserId } },
+        })) !== null,
+      30_000,
+      "the ban to be projected",
+    );
+    await service.services.db.siteBan.deleteMany({ where: { siteId, userId: bannedUserId } });
+    const refused = await visitor.post(
+      `/api/v1/sites/${siteId}/pages/p/comments`,
+      await visitor.commentBody(siteId, "p", "from a banned visitor"),
+      { "idempotency-key": "obs-banned" },
+    );
     assert.equal(refused.status, 202);
     const refusedId = ((await refused.json()) as { submission_id: string }).submission_id;
-    await eventually(async () => (await service.services.db.submission.findUnique({ where: { id: refusedId } }))?.status === "failed", 60_000, "the refused submission to fail");
+    await eventually(
+      async () => (await service.services.db.submission.findUnique({ where: { id: refusedId } }))?.status === "failed",
+      60_000,
+      "the refused submission to fail",
+    );
     // Cached reads: the same list twice.
-    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/comments`, { method: "QUERY", headers: { "content-type": "application/json" }, body: "{}" })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (
+          await fetch(`${service.url}/api/v1/sites/${siteId}/pages/p/comments`, {
+            method: "QUERY",
+            headers: { "content-type": "application/json" },
+            body: "{}",
+          })
+        ).status,
+        200,
+      );
     // A pushed event that cannot be applied (no timestamp) waits for repair.
     const pushed = await fetch(`${service.url}/_matrix/app/v1/transactions/obs-${siteId}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${TEST_HS_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ events: [{ event_id: `$obs-unapplyable-${siteId}`, room_id: room.room_id, sender: "@someone:localhost", type: "m.room.message", content: { msgtype: "m.text", body: "x" }, origin_server_ts: "yesterday" }] }),
+      body: JSON.stringify({
+        events: [
+          {
+            event_id: `$obs-unapplyable-${siteId}`,
+            room_id: room.room_id,
+            sender: "@someone:localhost",
+            type: "m.room.message",
+            content: { msgtype: "m.text", body: "x" },
+            origin_server_ts: "yesterday",
+          },
+        ],
+      }),
     });
     assert.equal(pushed.status, 200);
 
     const after = await scrape();
-    const moved = (name: string) => assert.ok((after.get(name) ?? 0) > (before.get(name) ?? 0), `${name} did not move (${before.get(name)} → ${after.get(name)})`);
+    const moved = (name: string) =>
+      assert.ok(
+        (after.get(name) ?? 0) > (before.get(name) ?? 0),
+        `${name} did not move (${before.get(name)} → ${after.get(name)})`,
+      );
     for (const name of [
       "comments_http_requests_total",
       "comments_http_request_duration_seconds_count",

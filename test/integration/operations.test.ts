@@ -30,7 +30,10 @@ test("liveness and readiness: ready while the database and the homeserver answer
   } finally {
     await service.stop();
   }
-  const orphan = await startTestService({ worker: false, overrides: { "matrix.homeserver_url": "http://127.0.0.1:9", "matrix.request_timeout_ms": 1000 } });
+  const orphan = await startTestService({
+    worker: false,
+    overrides: { "matrix.homeserver_url": "http://127.0.0.1:9", "matrix.request_timeout_ms": 1000 },
+  });
   try {
     const ready = await fetch(`${orphan.url}/health/ready`);
     assert.equal(ready.status, 503);
@@ -50,14 +53,22 @@ test("readiness is false while the database is unreachable, and true again once 
     assert.equal((await fetch(`${service.url}/health/ready`)).status, 200);
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
-    const down = await eventually(async () => {
-      const res = await fetch(`${service.url}/health/ready`);
-      return res.status === 503 ? ((await res.json()) as { database: string }) : null;
-    }, 15_000, "readiness to turn false");
+    const down = await eventually(
+      async () => {
+        const res = await fetch(`${service.url}/health/ready`);
+        return res.status === 503 ? ((await res.json()) as { database: string }) : null;
+      },
+      15_000,
+      "readiness to turn false",
+    );
     assert.equal(down.database, "unavailable");
     assert.equal((await fetch(`${service.url}/health/live`)).status, 200, "liveness does not depend on the database");
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-    await eventually(async () => (await fetch(`${service.url}/health/ready`)).status === 200, 15_000, "readiness to come back");
+    await eventually(
+      async () => (await fetch(`${service.url}/health/ready`)).status === 200,
+      15_000,
+      "readiness to come back",
+    );
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => {});
     await admin.end();
@@ -71,7 +82,12 @@ test("a graceful stop ends SSE streams with a retry hint, clients resume on anot
   const siteId = uniqueSiteId("stop");
   const sites = { [siteId]: { origins: [TEST_ORIGIN] } };
   const first = await startTestService({ databaseUrl: database.url, sites, overrides: NO_POLL });
-  const second = await startTestService({ databaseUrl: database.url, sites, worker: false, overrides: { ...NO_POLL, "server.listen_port": 0 } });
+  const second = await startTestService({
+    databaseUrl: database.url,
+    sites,
+    worker: false,
+    overrides: { ...NO_POLL, "server.listen_port": 0 },
+  });
   let firstStopped = false;
   const ssePath = `/api/v1/sites/${siteId}/pages/p/sse`;
   const streams: SseClient[] = [];
@@ -84,14 +100,19 @@ test("a graceful stop ends SSE streams with a retry hint, clients resume on anot
     const accepted: string[] = [];
     for (let i = 0; i < 4; i++) {
       const body = await visitor.commentBody(siteId, "p", `before the stop ${i}`);
-      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, { "idempotency-key": `stop-${i}` });
+      const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, body, {
+        "idempotency-key": `stop-${i}`,
+      });
       assert.equal(res.status, 202);
       accepted.push(((await res.json()) as { submission_id: string }).submission_id);
     }
     // Stop while the worker has them in hand.
     await first.stop();
     firstStopped = true;
-    assert.ok(stream.ended || (await eventually(async () => stream.ended, 5_000, "the stream to end")), "the stream ended");
+    assert.ok(
+      stream.ended || (await eventually(async () => stream.ended, 5_000, "the stream to end")),
+      "the stream ended",
+    );
     assert.equal(stream.retry, STOP_RETRY_MS, "the stream's last words are a retry hint");
 
     const rows = await second.services.db.submission.findMany({ where: { id: { in: accepted } } });

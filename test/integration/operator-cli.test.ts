@@ -10,7 +10,13 @@ import { tmpdir } from "node:os";
 import { stringify } from "smol-toml";
 import { buildRoutes } from "../../src/app/route-table.ts";
 import { OPERATOR_EXIT, operatorCommands } from "../../src/app/operator-cli.ts";
-import { startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  startTestService,
+  TEST_ORIGIN,
+  testConfigDocument,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { registerSite } from "../support/sites.ts";
 import { closedUrl } from "../support/closed-url.ts";
 
@@ -25,7 +31,9 @@ interface Run {
 /** Runs `npm run operator -- …args` with `configFile` (async: the service answers in this process). */
 function operator(configFile: string, ...args: string[]): Promise<Run> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/operator.ts", "--config", configFile, ...args], { cwd: root });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/operator.ts", "--config", configFile, ...args], {
+      cwd: root,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -59,9 +67,18 @@ describe("operator CLI", () => {
     const run = await operator(configFile, "help");
     assert.equal(run.status, 0, run.stderr);
     const commands = operatorCommands(buildRoutes(() => ({})));
-    const operatorRoutes = buildRoutes(() => ({})).filter((r) => r.auth === "operator" && !r.operationId.endsWith("Alternate"));
+    const operatorRoutes = buildRoutes(() => ({})).filter(
+      (r) => r.auth === "operator" && !r.operationId.endsWith("Alternate"),
+    );
     assert.equal(commands.length, operatorRoutes.length);
-    for (const command of commands) assert.match(run.stdout, new RegExp(`^  ${command.name} .*\\n +${command.route.method} ${command.route.path.replace(/[{}]/g, "\\$&")}: `, "m"));
+    for (const command of commands)
+      assert.match(
+        run.stdout,
+        new RegExp(
+          `^  ${command.name} .*\\n +${command.route.method} ${command.route.path.replace(/[{}]/g, "\\$&")}: `,
+          "m",
+        ),
+      );
     assert.match(run.stdout, /^  list-sites \[--page …\] \[--per_page …\] \[--site_id …\] \[--json-body JSON\]$/m);
     assert.match(run.stdout, /^  revoke-origin <site_id> --origin … \[--json-body JSON\]$/m);
     assert.match(run.stdout, /^  rotate-secret <site_id>$/m, "no body, no --json-body");
@@ -80,15 +97,28 @@ describe("operator CLI", () => {
     assert.equal(page.data[0].site_id, declared);
     assert.equal(page.data[0].source, "config");
 
-    const whole = await operator(configFile, "list-sites", "--json-body", JSON.stringify({ site_id: declared, per_page: 5 }), "--json");
+    const whole = await operator(
+      configFile,
+      "list-sites",
+      "--json-body",
+      JSON.stringify({ site_id: declared, per_page: 5 }),
+      "--json",
+    );
     assert.equal(whole.status, 0, whole.stderr);
-    assert.deepEqual(JSON.parse(whole.stdout), { ...page, meta: { ...page.meta, per_page: 5 } }, "the whole body as JSON");
+    assert.deepEqual(
+      JSON.parse(whole.stdout),
+      { ...page, meta: { ...page.meta, per_page: 5 } },
+      "the whole body as JSON",
+    );
 
     const table = await operator(configFile, "list-sites", `--site_id=${declared}`);
     assert.equal(table.status, 0, table.stderr);
     const [header, row, footer] = table.stdout.trimEnd().split("\n");
     assert.match(header!, /^site_id +source +status +id_generated +verified +verified_origins/);
-    assert.match(row!, new RegExp(`^${declared} +config +active +false +true +\\[\\{"origin":"${TEST_ORIGIN}","source":"config"\\}\\]`));
+    assert.match(
+      row!,
+      new RegExp(`^${declared} +config +active +false +true +\\[\\{"origin":"${TEST_ORIGIN}","source":"config"\\}\\]`),
+    );
     assert.equal(footer, "page 1/1, 1 in all");
   });
 
@@ -121,7 +151,14 @@ describe("operator CLI", () => {
     const refused = await operator(writeConfig(wrongToken), "list-sites");
     assert.equal(refused.status, OPERATOR_EXIT.forbidden, refused.stderr);
 
-    for (const args of [["no-such-command"], ["revoke-origin"], ["revoke-origin", declared], ["list-sites", "--colour", "red"], ["list-sites", "--json-body", "[1]"], ["rotate-secret", declared, "--json-body", "{}"]]) {
+    for (const args of [
+      ["no-such-command"],
+      ["revoke-origin"],
+      ["revoke-origin", declared],
+      ["list-sites", "--colour", "red"],
+      ["list-sites", "--json-body", "[1]"],
+      ["rotate-secret", declared, "--json-body", "{}"],
+    ]) {
       const usage = await operator(configFile, ...args);
       assert.equal(usage.status, OPERATOR_EXIT.usage, `${args.join(" ")}: ${usage.stderr}`);
       assert.match(usage.stderr, /^operator: /);
@@ -131,7 +168,8 @@ describe("operator CLI", () => {
     const noSpace = await operator(configFile, "backfill", "--site", uniqueSiteId("nowhere"));
     assert.equal(noSpace.status, 5, `backfill keeps its own exit codes: ${noSpace.stdout}${noSpace.stderr}`);
     assert.match(noSpace.stdout, /has no Space on the homeserver/);
-    for (const args of [["--page-size", "0"], ["--sites", "x"], ["x"]]) assert.equal((await operator(configFile, "backfill", ...args)).status, 2, args.join(" "));
+    for (const args of [["--page-size", "0"], ["--sites", "x"], ["x"]])
+      assert.equal((await operator(configFile, "backfill", ...args)).status, 2, args.join(" "));
 
     const down = await operator(configFile, "list-sites", "--service-url", await closedUrl());
     assert.equal(down.status, OPERATOR_EXIT.unreachable, down.stderr);

@@ -7,7 +7,13 @@ import { randomBytes } from "node:crypto";
 import { buildConfig, parseConfigText } from "../../src/config/config.ts";
 import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
-import { startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  startTestService,
+  testConfigDocument,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -21,10 +27,19 @@ const CONFIG_SECRET = "config-secret-value";
 let service: TestService;
 let visitor: Visitor;
 
-async function op(method: string, path: string, body?: unknown, token: string | null = TEST_OPERATOR_TOKEN, base = service.url): Promise<Response> {
+async function op(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = TEST_OPERATOR_TOKEN,
+  base = service.url,
+): Promise<Response> {
   return fetch(`${base}/api/v1/operator/sites${path}`, {
     method,
-    headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -44,7 +59,12 @@ async function write(siteId: string, secret?: string): Promise<Response> {
   const headers: Record<string, string> = { "idempotency-key": randomBytes(8).toString("hex") };
   if (secret !== undefined) {
     headers["x-service-timestamp"] = String(Math.floor(Date.now() / 1000));
-    headers["x-service-signature"] = signRequest(secret, { method: "POST", target, body: Buffer.from(body), timestamp: headers["x-service-timestamp"] });
+    headers["x-service-signature"] = signRequest(secret, {
+      method: "POST",
+      target,
+      body: Buffer.from(body),
+      timestamp: headers["x-service-timestamp"],
+    });
   }
   return visitor.post(target, body, headers);
 }
@@ -54,7 +74,10 @@ const listed = async (siteId: string) => ((await ok(await op("QUERY", "", { site
 before(async () => {
   service = await startTestService({
     worker: false,
-    sites: { [DECLARED]: { origins: [TEST_ORIGIN] }, [DECLARED_SECRET]: { origins: [TEST_ORIGIN], secret: CONFIG_SECRET } },
+    sites: {
+      [DECLARED]: { origins: [TEST_ORIGIN] },
+      [DECLARED_SECRET]: { origins: [TEST_ORIGIN], secret: CONFIG_SECRET },
+    },
     overrides: { "rate_limit.operator": 10_000 },
   });
   visitor = new Visitor(service.url, TEST_ORIGIN);
@@ -79,13 +102,27 @@ describe("operator auth", () => {
         await expectProblem(res, 403, "invalid-operator-token");
       }
     }
-    assert.deepEqual((await listed(site)).verified_origins, [{ origin: TEST_ORIGIN, source: "verified" }], "nothing changed");
+    assert.deepEqual(
+      (await listed(site)).verified_origins,
+      [{ origin: TEST_ORIGIN, source: "verified" }],
+      "nothing changed",
+    );
   });
 
   test("without an operator token the operator routes do not exist, though the document describes them", async () => {
-    const plain = await startTestService({ worker: false, sites: { [DECLARED]: { origins: [TEST_ORIGIN] } }, overrides: { "server.listen_port": 0, "security.operator_token": "" } });
+    const plain = await startTestService({
+      worker: false,
+      sites: { [DECLARED]: { origins: [TEST_ORIGIN] } },
+      overrides: { "server.listen_port": 0, "security.operator_token": "" },
+    });
     try {
-      for (const [method, path] of [["QUERY", ""], ["POST", `/${DECLARED}/secret-rotations`], ["POST", `/${DECLARED}/secret/rotate`], ["DELETE", `/${DECLARED}/secret`], ["GET", `/${DECLARED}/config-snippet`]] as const) {
+      for (const [method, path] of [
+        ["QUERY", ""],
+        ["POST", `/${DECLARED}/secret-rotations`],
+        ["POST", `/${DECLARED}/secret/rotate`],
+        ["DELETE", `/${DECLARED}/secret`],
+        ["GET", `/${DECLARED}/config-snippet`],
+      ] as const) {
         await expectProblem(await op(method, path, undefined, TEST_OPERATOR_TOKEN, plain.url), 404, "not-found");
       }
       const document = (await (await fetch(`${plain.url}/api/v1/openapi.json`)).json()) as any;
@@ -102,7 +139,9 @@ describe("site listing", () => {
   test("every site, merged with the [sites] overlay", async () => {
     const site = await apiSite();
     // An origin the declared site verified on top of its declared one.
-    await service.services.db.siteOrigin.create({ data: { siteId: DECLARED, origin: OTHER_ORIGIN, source: "verified" } });
+    await service.services.db.siteOrigin.create({
+      data: { siteId: DECLARED, origin: OTHER_ORIGIN, source: "verified" },
+    });
     try {
       const body = await ok(await op("QUERY", "", { per_page: 100 }));
       const byId = new Map(body.data.map((s: any) => [s.site_id, s]));
@@ -129,7 +168,9 @@ describe("site listing", () => {
       assert.equal(body.meta.total, await service.services.db.site.count());
       assert.equal(body.meta.per_page, 100);
     } finally {
-      await service.services.db.siteOrigin.delete({ where: { siteId_origin: { siteId: DECLARED, origin: OTHER_ORIGIN } } });
+      await service.services.db.siteOrigin.delete({
+        where: { siteId_origin: { siteId: DECLARED, origin: OTHER_ORIGIN } },
+      });
     }
   });
 
@@ -153,10 +194,16 @@ describe("site listing", () => {
     const ids = (await ok(await op("QUERY", "", { per_page: 100 }))).data.map((s: any) => s.site_id);
     assert.deepEqual(ids, [...ids].sort());
     const second = await ok(await op("QUERY", "", { page: 2, per_page: 2 }));
-    assert.deepEqual(second.data.map((s: any) => s.site_id), ids.slice(2, 4));
+    assert.deepEqual(
+      second.data.map((s: any) => s.site_id),
+      ids.slice(2, 4),
+    );
     assert.deepEqual(second.meta, { total, page: 2, per_page: 2, total_pages: Math.ceil(total / 2) });
     const one = await ok(await op("QUERY", "", { site_id: DECLARED }));
-    assert.deepEqual(one.data.map((s: any) => s.site_id), [DECLARED]);
+    assert.deepEqual(
+      one.data.map((s: any) => s.site_id),
+      [DECLARED],
+    );
     assert.deepEqual(one.meta, { total: 1, page: 1, per_page: 20, total_pages: 1 });
     const none = await ok(await op("QUERY", "", { site_id: uniqueSiteId("unknown") }));
     assert.deepEqual(none, { data: [], meta: { total: 0, page: 1, per_page: 20, total_pages: 0 } });
@@ -186,9 +233,17 @@ describe("origin revocation", () => {
       await expectProblem(await op("POST", `/${DECLARED}/${form}`, { origin: TEST_ORIGIN }), 409, "config-declared");
       assert.deepEqual((await listed(DECLARED)).verified_origins, [{ origin: TEST_ORIGIN, source: "config" }]);
       await expectProblem(await op("POST", `/${site}/${form}`, { origin: "not an origin" }), 400, "validation-error");
-      await expectProblem(await op("POST", `/${site}/${form}`, { origin: "https://blog.example/path" }), 400, "validation-error");
+      await expectProblem(
+        await op("POST", `/${site}/${form}`, { origin: "https://blog.example/path" }),
+        400,
+        "validation-error",
+      );
       await expectProblem(await op("POST", `/${site}/${form}`, {}), 400, "validation-error");
-      await expectProblem(await op("POST", `/${uniqueSiteId("unknown")}/${form}`, { origin: TEST_ORIGIN }), 404, "site-not-found");
+      await expectProblem(
+        await op("POST", `/${uniqueSiteId("unknown")}/${form}`, { origin: TEST_ORIGIN }),
+        404,
+        "site-not-found",
+      );
     });
   }
 });
@@ -259,7 +314,8 @@ describe("claim-token rotation", () => {
   for (const form of ["claim-token-rotations", "claim-token/rotate"]) {
     test(`POST …/${form} replaces the stored hash; the token is shown once`, async () => {
       const site = await apiSite();
-      const hashOf = async () => (await service.services.db.site.findUniqueOrThrow({ where: { id: site } })).claimTokenHash;
+      const hashOf = async () =>
+        (await service.services.db.site.findUniqueOrThrow({ where: { id: site } })).claimTokenHash;
       const before = await hashOf();
       const { site_id, claim_token } = await ok(await op("POST", `/${site}/${form}`));
       assert.equal(site_id, site);
@@ -273,7 +329,10 @@ describe("claim-token rotation", () => {
 
     test(`POST …/${form} refuses retiring and unknown sites`, async () => {
       const site = await apiSite();
-      await service.services.db.site.update({ where: { id: site }, data: { status: "retiring", claimTokenHash: null } });
+      await service.services.db.site.update({
+        where: { id: site },
+        data: { status: "retiring", claimTokenHash: null },
+      });
       await expectProblem(await op("POST", `/${site}/${form}`), 410, "site-retired");
       assert.equal((await service.services.db.site.findUniqueOrThrow({ where: { id: site } })).claimTokenHash, null);
       await expectProblem(await op("POST", `/${uniqueSiteId("unknown")}/${form}`), 404, "site-not-found");
@@ -283,7 +342,9 @@ describe("claim-token rotation", () => {
 
 describe("config snippets", () => {
   /** The snippet read by the service's own configuration loader. */
-  const load = (toml: string) => buildConfig({ ...testConfigDocument(), sites: parseConfigText(toml, "snippet").sites as Record<string, unknown> }).sites;
+  const load = (toml: string) =>
+    buildConfig({ ...testConfigDocument(), sites: parseConfigText(toml, "snippet").sites as Record<string, unknown> })
+      .sites;
 
   test("round-trips through the configuration loader", async () => {
     const site = await apiSite([TEST_ORIGIN, "http://localhost:3000"]);
@@ -291,11 +352,17 @@ describe("config snippets", () => {
     const snippet = await ok(await op("GET", `/${site}/config-snippet`));
     assert.equal(snippet.site_id, site);
     assert.match(snippet.toml, new RegExp(`^\\[sites\\.${site}\\]`));
-    assert.deepEqual(load(snippet.toml), [{ siteId: site, origins: ["http://localhost:3000", TEST_ORIGIN], secret }]);
+    assert.deepEqual(load(snippet.toml), [
+      { siteId: site, origins: ["http://localhost:3000", TEST_ORIGIN], secret, pageUrlPattern: null, webhooks: [] },
+    ]);
 
     const plain = await apiSite([]);
-    assert.deepEqual(load((await ok(await op("GET", `/${plain}/config-snippet`))).toml), [{ siteId: plain, origins: [], secret: null }]);
-    assert.deepEqual(load((await ok(await op("GET", `/${DECLARED_SECRET}/config-snippet`))).toml), [{ siteId: DECLARED_SECRET, origins: [TEST_ORIGIN], secret: CONFIG_SECRET }]);
+    assert.deepEqual(load((await ok(await op("GET", `/${plain}/config-snippet`))).toml), [
+      { siteId: plain, origins: [], secret: null, pageUrlPattern: null, webhooks: [] },
+    ]);
+    assert.deepEqual(load((await ok(await op("GET", `/${DECLARED_SECRET}/config-snippet`))).toml), [
+      { siteId: DECLARED_SECRET, origins: [TEST_ORIGIN], secret: CONFIG_SECRET, pageUrlPattern: null, webhooks: [] },
+    ]);
   });
 
   test("an unknown site is 404", async () => {

@@ -4,7 +4,14 @@
 // the push comes through later, each stays listed once. On SQLite and PostgreSQL.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+} from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { LISTED_WITHOUT_PUSH_MS, listComments } from "../support/reads.ts";
 
@@ -18,26 +25,55 @@ for (const provider of PROVIDERS) {
       const sites = { [siteId]: { origins: [TEST_ORIGIN] } };
       const database = await freshDatabase(provider);
       const logs: string[] = [];
-      let service = await startTestService({ databaseUrl: database.url, sites, overrides: REFUSING_PUSHES, log: (m) => logs.push(m) });
+      let service = await startTestService({
+        databaseUrl: database.url,
+        sites,
+        overrides: REFUSING_PUSHES,
+        log: (m) => logs.push(m),
+      });
       try {
         const visitor = new Visitor(service.url, TEST_ORIGIN);
         const post = async (content: string) => {
-          const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", content), { "idempotency-key": content.replaceAll(" ", "-") });
+          const res = await visitor.post(
+            `/api/v1/sites/${siteId}/pages/p/comments`,
+            await visitor.commentBody(siteId, "p", content),
+            { "idempotency-key": content.replaceAll(" ", "-") },
+          );
           assert.equal(res.status, 202, await res.clone().text());
           const { submission_id } = (await res.json()) as { submission_id: string };
-          const sent = await eventually(async () => service.services.db.submission.findFirst({ where: { id: submission_id, status: "sent" } }), 30_000, "the submission sent");
+          const sent = await eventually(
+            async () => service.services.db.submission.findFirst({ where: { id: submission_id, status: "sent" } }),
+            30_000,
+            "the submission sent",
+          );
           return { submissionId: submission_id, eventId: sent.eventId! };
         };
         const listed = ({ submissionId }: { submissionId: string }) =>
-          eventually(async () => (await listComments(service, siteId, "p")).data.find((c) => c.submission_id === submissionId), LISTED_WITHOUT_PUSH_MS, "the comment listed");
+          eventually(
+            async () => (await listComments(service, siteId, "p")).data.find((c) => c.submission_id === submissionId),
+            LISTED_WITHOUT_PUSH_MS,
+            "the comment listed",
+          );
         const fetchedByGapCheck = ({ submissionId, eventId }: { submissionId: string; eventId: string }) =>
-          assert.ok(logs.some((m) => m.includes(`event ${eventId} of submission ${submissionId} was not pushed`)), "the gap check fetched it");
+          assert.ok(
+            logs.some((m) => m.includes(`event ${eventId} of submission ${submissionId} was not pushed`)),
+            "the gap check fetched it",
+          );
 
         // Sent, then the instance stops before its check came due: the next start's check finds it.
         const first = await post("sent before a restart");
         await service.stop();
-        assert.equal(await service.services.db.matrixEvent.count({ where: { eventId: first.eventId } }), 0, "not projected before the stop");
-        service = await startTestService({ databaseUrl: database.url, sites, overrides: REFUSING_PUSHES, log: (m) => logs.push(m) });
+        assert.equal(
+          await service.services.db.matrixEvent.count({ where: { eventId: first.eventId } }),
+          0,
+          "not projected before the stop",
+        );
+        service = await startTestService({
+          databaseUrl: database.url,
+          sites,
+          overrides: REFUSING_PUSHES,
+          log: (m) => logs.push(m),
+        });
         assert.equal((await listed(first)).event_id, first.eventId);
         fetchedByGapCheck(first);
 
@@ -47,16 +83,30 @@ for (const provider of PROVIDERS) {
         fetchedByGapCheck(second);
         assert.equal((await service.services.metrics.projectionGapsFilled.get()).values[0]?.value, 2);
         // Nothing was pushed: the visitor's join, which the gap check does not fetch, is not stored.
-        const joined = { type: "m.room.member", stateKey: service.services.names.visitorUserId(siteId, visitor.publicKey) };
+        const joined = {
+          type: "m.room.member",
+          stateKey: service.services.names.visitorUserId(siteId, visitor.publicKey),
+        };
         assert.equal(await service.services.db.matrixEvent.count({ where: joined }), 0);
         await service.stop();
 
         // The right token: the start's ping makes the homeserver deliver its backlog at once.
         service = await startTestService({ databaseUrl: database.url, sites });
-        await eventually(async () => service.services.db.matrixEvent.findFirst({ where: joined }), 60_000, "the pushed backlog");
+        await eventually(
+          async () => service.services.db.matrixEvent.findFirst({ where: joined }),
+          60_000,
+          "the pushed backlog",
+        );
         const comments = (await listComments(service, siteId, "p")).data;
-        assert.deepEqual(comments.map((c) => c.submission_id).sort(), [first.submissionId, second.submissionId].sort(), "each listed once after the push repeated the events");
-        assert.equal(await service.services.db.matrixEvent.count({ where: { eventId: { in: [first.eventId, second.eventId] } } }), 2);
+        assert.deepEqual(
+          comments.map((c) => c.submission_id).sort(),
+          [first.submissionId, second.submissionId].sort(),
+          "each listed once after the push repeated the events",
+        );
+        assert.equal(
+          await service.services.db.matrixEvent.count({ where: { eventId: { in: [first.eventId, second.eventId] } } }),
+          2,
+        );
       } finally {
         await service.stop();
         await database.drop();

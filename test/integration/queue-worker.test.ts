@@ -30,7 +30,11 @@ const enqueue = async (kind = "test") => {
   return id;
 };
 const worker = (handler: SubmissionHandler, maxAttempts = 3) =>
-  new QueueWorker(db, { test: handler }, { pollIntervalMs: 10, maxAttempts, retryBaseMs: 1000, concurrency: 1, leaseMs: 60_000, provider: "sqlite" });
+  new QueueWorker(
+    db,
+    { test: handler },
+    { pollIntervalMs: 10, maxAttempts, retryBaseMs: 1000, concurrency: 1, leaseMs: 60_000, provider: "sqlite" },
+  );
 
 test("a successful send records the event id", async () => {
   const id = await enqueue();
@@ -99,43 +103,128 @@ test("a leased row is not taken by a second worker until its lease expires", asy
   assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
 });
 
-test("maintenance prunes expired idempotency records, spent challenges, old live events and old sent submissions", async () => {
+test("maintenance prunes expired idempotency records, spent challenges, old live events, old sent submissions and old delivered webhooks", async () => {
   const { IdempotencyStore } = await import("../../src/writes/idempotency-store.ts");
   const { Challenges } = await import("../../src/writes/challenge-store.ts");
   const old = new Date(Date.now() - 2 * 24 * 3600_000);
-  await db.idempotencyRecord.create({ data: { authorPublicKey: "k", key: "old", fingerprint: "f", status: 202, body: "{}", createdAt: old, expiresAt: new Date(old.getTime() + 24 * 3600_000) } });
-  await db.idempotencyRecord.create({ data: { authorPublicKey: "k", key: "new", fingerprint: "f", status: 202, body: "{}", expiresAt: new Date(Date.now() + 3600_000) } });
+  await db.idempotencyRecord.create({
+    data: {
+      authorPublicKey: "k",
+      key: "old",
+      fingerprint: "f",
+      status: 202,
+      body: "{}",
+      createdAt: old,
+      expiresAt: new Date(old.getTime() + 24 * 3600_000),
+    },
+  });
+  await db.idempotencyRecord.create({
+    data: {
+      authorPublicKey: "k",
+      key: "new",
+      fingerprint: "f",
+      status: 202,
+      body: "{}",
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
+  });
   await db.consumedChallenge.create({ data: { challenge: "old", expiresAt: old } });
   await db.liveEvent.create({ data: { siteId: "q", pageSlug: "p", type: "message_created", createdAt: old } });
   await db.liveEvent.create({ data: { siteId: "q", pageSlug: "p", type: "message_created" } });
   const longAgo = new Date(Date.now() - 31 * 24 * 3600_000);
   await db.submission.createMany({
     data: [
-      { id: "old-sent", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "sent", completedAt: longAgo },
-      { id: "old-failed", kind: "test", siteId: "q", pageSlug: "p", authorPublicKey: "k", payload: "{}", status: "failed", completedAt: longAgo },
+      {
+        id: "old-sent",
+        kind: "test",
+        siteId: "q",
+        pageSlug: "p",
+        authorPublicKey: "k",
+        payload: "{}",
+        status: "sent",
+        completedAt: longAgo,
+      },
+      {
+        id: "old-failed",
+        kind: "test",
+        siteId: "q",
+        pageSlug: "p",
+        authorPublicKey: "k",
+        payload: "{}",
+        status: "failed",
+        completedAt: longAgo,
+      },
+    ],
+  });
+  await db.webhookEndpoint.create({
+    data: { id: "ep", siteId: "q", url: "https://hooks.example/", source: "api", secret: "s" },
+  });
+  const delivery = (messageId: string, status: string, completedAt: Date | null) => ({
+    endpointId: "ep",
+    siteId: "q",
+    pageSlug: "p",
+    messageId,
+    eventType: "comment.created",
+    commentEventId: `$${messageId}`,
+    status,
+    completedAt,
+  });
+  await db.webhookDelivery.createMany({
+    data: [
+      delivery("old-delivered", "delivered", longAgo),
+      delivery("new-delivered", "delivered", new Date()),
+      delivery("old-failed", "failed", longAgo),
+      delivery("pending", "pending", null),
     ],
   });
   const { SeenSignatures } = await import("../../src/features/sites/seen-signature-store.ts");
   await db.seenRequestSignature.create({ data: { digest: "old", expiresAt: old } });
-  const services = { db, idempotency: new IdempotencyStore(db), challenges: new Challenges(db, Buffer.alloc(32), 8), siteWriteAuth: { signatures: new SeenSignatures(db) } } as never;
+  const services = {
+    db,
+    idempotency: new IdempotencyStore(db),
+    challenges: new Challenges(db, Buffer.alloc(32), 8),
+    siteWriteAuth: { signatures: new SeenSignatures(db) },
+  } as never;
   await runMaintenance(services);
-  assert.deepEqual((await db.idempotencyRecord.findMany()).map((r) => r.key), ["new"]);
+  assert.deepEqual(
+    (await db.idempotencyRecord.findMany()).map((r) => r.key),
+    ["new"],
+  );
   assert.equal(await db.consumedChallenge.count(), 0);
   assert.equal(await db.seenRequestSignature.count(), 0, "request signatures past their window are pruned");
   assert.equal(await db.liveEvent.count(), 1);
   assert.equal(await db.submission.count({ where: { id: "old-sent" } }), 0, "old sent submissions are pruned");
   assert.equal(await db.submission.count({ where: { id: "old-failed" } }), 1, "failed ones stay for the operator");
+  assert.deepEqual(
+    (await db.webhookDelivery.findMany({ orderBy: { id: "asc" } })).map((d) => d.messageId),
+    ["new-delivered", "old-failed", "pending"],
+    "deliveries older than 30 days leave the log; failed ones wait for their endpoint",
+  );
 });
 
 test("with the homeserver unreachable, a real submission stays queued with the error recorded", async () => {
   const siteId = uniqueSiteId("down");
-  const service = await startTestService({ sites: { [siteId]: { origins: [TEST_ORIGIN] } }, overrides: { "matrix.homeserver_url": "http://127.0.0.1:9", "server.listen_port": 0 } });
+  const service = await startTestService({
+    sites: { [siteId]: { origins: [TEST_ORIGIN] } },
+    overrides: { "matrix.homeserver_url": "http://127.0.0.1:9", "server.listen_port": 0 },
+  });
   try {
     const visitor = new Visitor(service.url, TEST_ORIGIN);
-    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "waiting"), { "idempotency-key": "down" });
+    const res = await visitor.post(
+      `/api/v1/sites/${siteId}/pages/p/comments`,
+      await visitor.commentBody(siteId, "p", "waiting"),
+      { "idempotency-key": "down" },
+    );
     assert.equal(res.status, 202);
     const { submission_id } = (await res.json()) as { submission_id: string };
-    const row = await eventually(async () => service.services.db.submission.findFirst({ where: { id: submission_id, attempts: { gte: 1 }, leaseUntil: null } }), 10_000, "a failed attempt");
+    const row = await eventually(
+      async () =>
+        service.services.db.submission.findFirst({
+          where: { id: submission_id, attempts: { gte: 1 }, leaseUntil: null },
+        }),
+      10_000,
+      "a failed attempt",
+    );
     assert.equal(row.status, "queued");
     assert.match(row.lastError ?? "", /ECONNREFUSED|fetch failed|connect/i);
     const health = (await (await fetch(`${service.url}/health`)).json()) as any;
@@ -155,14 +244,26 @@ test("a homeserver that accepts but never answers: the send times out and is ret
   const siteId = uniqueSiteId("silent");
   const service = await startTestService({
     sites: { [siteId]: { origins: [TEST_ORIGIN] } },
-    overrides: { "matrix.homeserver_url": `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, "matrix.request_timeout_ms": 300, "server.listen_port": 0 },
+    overrides: {
+      "matrix.homeserver_url": `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      "matrix.request_timeout_ms": 300,
+      "server.listen_port": 0,
+    },
   });
   try {
     const visitor = new Visitor(service.url, TEST_ORIGIN);
-    const res = await visitor.post(`/api/v1/sites/${siteId}/pages/p/comments`, await visitor.commentBody(siteId, "p", "into the void"), { "idempotency-key": "silent" });
+    const res = await visitor.post(
+      `/api/v1/sites/${siteId}/pages/p/comments`,
+      await visitor.commentBody(siteId, "p", "into the void"),
+      { "idempotency-key": "silent" },
+    );
     assert.equal(res.status, 202);
     const { submission_id } = (await res.json()) as { submission_id: string };
-    const row = await eventually(async () => service.services.db.submission.findFirst({ where: { id: submission_id, attempts: { gte: 2 } } }), 20_000, "a retried attempt");
+    const row = await eventually(
+      async () => service.services.db.submission.findFirst({ where: { id: submission_id, attempts: { gte: 2 } } }),
+      20_000,
+      "a retried attempt",
+    );
     assert.equal(row.status, "queued");
     assert.match(row.lastError ?? "", /TIMEDOUT/);
   } finally {
@@ -173,12 +274,19 @@ test("a homeserver that accepts but never answers: the send times out and is ret
 });
 
 /** Queues `count` submissions for each page, in order; returns their ids per page. */
-async function enqueueLanes(target: Db, siteId: string, pages: string[], count: number): Promise<Map<string, string[]>> {
+async function enqueueLanes(
+  target: Db,
+  siteId: string,
+  pages: string[],
+  count: number,
+): Promise<Map<string, string[]>> {
   const lanes = new Map<string, string[]>(pages.map((p) => [p, []]));
   for (let i = 0; i < count; i++) {
     for (const pageSlug of pages) {
       const id = randomUUID();
-      await target.submission.create({ data: { id, kind: "test", siteId, pageSlug, authorPublicKey: "k", payload: "{}", createdAt: submissionStamp() } });
+      await target.submission.create({
+        data: { id, kind: "test", siteId, pageSlug, authorPublicKey: "k", payload: "{}", createdAt: submissionStamp() },
+      });
       lanes.get(pageSlug)!.push(id);
     }
   }
@@ -204,7 +312,14 @@ function laneRecorder(gate: (s: Submission) => Promise<void> = async () => {}) {
   return { handler, performed, calls, overlap: () => overlap };
 }
 
-const options = (concurrency: number, provider: "sqlite" | "postgres" = "sqlite") => ({ pollIntervalMs: 10, maxAttempts: 3, retryBaseMs: 1000, concurrency, leaseMs: 60_000, provider });
+const options = (concurrency: number, provider: "sqlite" | "postgres" = "sqlite") => ({
+  pollIntervalMs: 10,
+  maxAttempts: 3,
+  retryBaseMs: 1000,
+  concurrency,
+  leaseMs: 60_000,
+  provider,
+});
 
 test("a page's submissions run one at a time in submission order, pages run side by side", async () => {
   const pages = ["lane-a", "lane-b", "lane-c"];
@@ -219,7 +334,11 @@ test("a page's submissions run one at a time in submission order, pages run side
   const w = new QueueWorker(db, { test: rec.handler }, options(4));
   w.start();
   try {
-    await eventually(async () => (await db.submission.count({ where: { pageSlug: { in: pages }, status: "queued" } })) === 0, 20_000, "the lanes drained");
+    await eventually(
+      async () => (await db.submission.count({ where: { pageSlug: { in: pages }, status: "queued" } })) === 0,
+      20_000,
+      "the lanes drained",
+    );
   } finally {
     await w.stop();
   }
@@ -256,13 +375,25 @@ test("the lease is renewed while a slow perform runs: no other worker takes the 
   const other = new QueueWorker(db, { test: second.handler }, options(1));
   first.start();
   try {
-    const claimed = await eventually(async () => db.submission.findFirst({ where: { id, attempts: 1 } }), 10_000, "the claim");
+    const claimed = await eventually(
+      async () => db.submission.findFirst({ where: { id, attempts: 1 } }),
+      10_000,
+      "the claim",
+    );
     const originalLease = claimed.leaseUntil!.getTime();
-    await eventually(async () => (await db.submission.findUniqueOrThrow({ where: { id } })).leaseUntil!.getTime() > originalLease, 10_000, "a renewed lease");
+    await eventually(
+      async () => (await db.submission.findUniqueOrThrow({ where: { id } })).leaseUntil!.getTime() > originalLease,
+      10_000,
+      "a renewed lease",
+    );
     await eventually(async () => Date.now() > originalLease + 100, 10_000, "the original lease to pass");
     assert.equal(await other.runOnce(), 0, "the renewed lease keeps the row");
     release();
-    await eventually(async () => db.submission.findFirst({ where: { id, status: "sent" } }), 10_000, "the slow send recorded");
+    await eventually(
+      async () => db.submission.findFirst({ where: { id, status: "sent" } }),
+      10_000,
+      "the slow send recorded",
+    );
   } finally {
     release();
     await first.stop();
@@ -281,14 +412,24 @@ test("on PostgreSQL, two instances' workers share one queue: each row once, each
     const lanes = await enqueueLanes(pgDb, "q", pages, 5);
     // One recorder for both: it sees a page's submissions whichever instance performs them.
     const rec = laneRecorder();
-    const workers = [new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres")), new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres"))];
+    const workers = [
+      new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres")),
+      new QueueWorker(pgDb, { test: rec.handler }, options(4, "postgres")),
+    ];
     workers.forEach((w) => w.start());
     try {
-      await eventually(async () => (await pgDb.submission.count({ where: { status: "queued" } })) === 0, 30_000, "the queue drained");
+      await eventually(
+        async () => (await pgDb.submission.count({ where: { status: "queued" } })) === 0,
+        30_000,
+        "the queue drained",
+      );
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
     }
-    assert.ok([...rec.calls.values()].every((n) => n === 1), "no row performed twice");
+    assert.ok(
+      [...rec.calls.values()].every((n) => n === 1),
+      "no row performed twice",
+    );
     assert.equal(rec.calls.size, 30);
     for (const page of pages) assert.deepEqual(rec.performed.get(page), lanes.get(page), `${page} in submission order`);
     assert.equal(rec.overlap(), false, "never two of one page at once");

@@ -16,9 +16,18 @@ const CLAIM_BUDGET = 3;
 
 const overrides = (extra: Record<string, unknown> = {}) => ({
   ...Object.fromEntries(
-    ["site_registration", "verification_start", "verification_confirm", "comment_write", "profile_read", "challenge", "public_read", "governance_write", "operator", "media_upload"].map(
-      (key) => [`rate_limit.${key}`, BUDGET],
-    ),
+    [
+      "site_registration",
+      "verification_start",
+      "verification_confirm",
+      "comment_write",
+      "profile_read",
+      "challenge",
+      "public_read",
+      "governance_write",
+      "operator",
+      "media_upload",
+    ].map((key) => [`rate_limit.${key}`, BUDGET]),
   ),
   "rate_limit.claim_token": CLAIM_BUDGET,
   "rate_limit.sse_burst": BUDGET,
@@ -33,7 +42,11 @@ const json = { "content-type": "application/json" };
 /** A service for the enclosing describe block. */
 function useService(extra: Record<string, unknown>): void {
   before(async () => {
-    service = await startTestService({ worker: false, sites: { [SITE]: { origins: [TEST_ORIGIN] } }, overrides: overrides(extra) });
+    service = await startTestService({
+      worker: false,
+      sites: { [SITE]: { origins: [TEST_ORIGIN] } },
+      overrides: overrides(extra),
+    });
   });
   after(async () => {
     await service?.stop();
@@ -85,7 +98,10 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
 
     test("site registration: 429 with Retry-After 3600", async () => {
       const as = client();
-      await assertRateLimited(await spend(BUDGET, () => fetch(url("/api/v1/sites"), { method: "POST", headers: as })), 3600);
+      await assertRateLimited(
+        await spend(BUDGET, () => fetch(url("/api/v1/sites"), { method: "POST", headers: as })),
+        3600,
+      );
     });
 
     test("proof-of-work challenges", async () => {
@@ -95,22 +111,41 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
 
     test("public reads", async () => {
       const as = client();
-      const list = () => fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "QUERY", headers: { ...as, ...json }, body: "{}" });
+      const list = () =>
+        fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), {
+          method: "QUERY",
+          headers: { ...as, ...json },
+          body: "{}",
+        });
       await assertRateLimited(await spend(BUDGET, list), 3600);
     });
 
     test("comment writes: refused before the body is looked at", async () => {
       const as = client();
       const post = () =>
-        fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" });
+        fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), {
+          method: "POST",
+          headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" },
+          body: "{}",
+        });
       await assertRateLimited(await spend(BUDGET, post), 3600);
     });
 
     test("visitor avatar writes share the comment budget", async () => {
       const as = client();
       const sends = [
-        () => fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" }),
-        () => fetch(url(`/api/v1/sites/${SITE}/visitors/avatar?mime=image/png`), { method: "PUT", headers: { ...as, "idempotency-key": "k" }, body: "x" }),
+        () =>
+          fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), {
+            method: "POST",
+            headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" },
+            body: "{}",
+          }),
+        () =>
+          fetch(url(`/api/v1/sites/${SITE}/visitors/avatar?mime=image/png`), {
+            method: "PUT",
+            headers: { ...as, "idempotency-key": "k" },
+            body: "x",
+          }),
         () => fetch(url(`/api/v1/sites/${SITE}/visitors/avatar`), { method: "DELETE", headers: as }),
       ];
       await assertRateLimited(await spend(BUDGET, (i) => sends[i]!()), 3600);
@@ -118,16 +153,27 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
 
     test("media uploads: their own budget, refused before the body is read", async () => {
       const as = client();
-      const upload = () => fetch(url(`/api/v1/sites/${SITE}/pages/p/media?mime=image/png`), { method: "POST", headers: { ...as, "idempotency-key": "k" }, body: "x" });
+      const upload = () =>
+        fetch(url(`/api/v1/sites/${SITE}/pages/p/media?mime=image/png`), {
+          method: "POST",
+          headers: { ...as, "idempotency-key": "k" },
+          body: "x",
+        });
       await assertRateLimited(await spend(BUDGET, upload), 3600);
       // Comment writes are another budget.
-      const post = () => fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), { method: "POST", headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" }, body: "{}" });
+      const post = () =>
+        fetch(url(`/api/v1/sites/${SITE}/pages/p/comments`), {
+          method: "POST",
+          headers: { ...as, ...json, origin: TEST_ORIGIN, "idempotency-key": "k" },
+          body: "{}",
+        });
       assert.notEqual((await post()).status, 429);
     });
 
     test("visitor profile reads", async () => {
       const as = client();
-      const read = () => fetch(url(`/api/v1/sites/${SITE}/visitors/profile?author_public_key=${"A".repeat(43)}`), { headers: as });
+      const read = () =>
+        fetch(url(`/api/v1/sites/${SITE}/visitors/profile?author_public_key=${"A".repeat(43)}`), { headers: as });
       await assertRateLimited(await spend(BUDGET, read), 3600);
     });
 
@@ -149,7 +195,11 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
     test("verification confirms", async () => {
       const as = client();
       const confirm = () =>
-        fetch(url(`/api/v1/sites/${SITE}/verifications/confirm`), { method: "POST", headers: { ...as, ...json }, body: JSON.stringify({ origin: "https://rl.example" }) });
+        fetch(url(`/api/v1/sites/${SITE}/verifications/confirm`), {
+          method: "POST",
+          headers: { ...as, ...json },
+          body: JSON.stringify({ origin: "https://rl.example" }),
+        });
       await assertRateLimited(await spend(BUDGET, confirm), 3600);
     });
 
@@ -157,7 +207,11 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       const site = await registerSite("203.0.113.1");
       const as = client();
       const start = () =>
-        fetch(url(`/api/v1/sites/${site.site_id}/verifications`), { method: "POST", headers: { ...as, ...json }, body: JSON.stringify({ origin: "https://rl.example" }) });
+        fetch(url(`/api/v1/sites/${site.site_id}/verifications`), {
+          method: "POST",
+          headers: { ...as, ...json },
+          body: JSON.stringify({ origin: "https://rl.example" }),
+        });
       await assertRateLimited(await spend(BUDGET, start), 3600);
     });
 
@@ -165,7 +219,10 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       const site = await registerSite("203.0.113.3");
       const as = client();
       const retirePage = () =>
-        fetch(url(`/api/v1/sites/${site.site_id}/pages/never-commented/retirement`), { method: "POST", headers: { ...as, "x-service-claim-token": site.claim_token } });
+        fetch(url(`/api/v1/sites/${site.site_id}/pages/never-commented/retirement`), {
+          method: "POST",
+          headers: { ...as, "x-service-claim-token": site.claim_token },
+        });
       // A page without a room is 404, after authentication: that spends the budget.
       await assertRateLimited(await spend(BUDGET, retirePage), 3600);
     });
@@ -191,13 +248,20 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
       const as = client();
       const tokens = ["wrong", TEST_OPERATOR_TOKEN, TEST_OPERATOR_TOKEN];
       const list = (i: number) =>
-        fetch(url("/api/v1/operator/sites"), { method: "QUERY", headers: { ...as, ...json, authorization: `Bearer ${tokens[i]}` }, body: "{}" });
+        fetch(url("/api/v1/operator/sites"), {
+          method: "QUERY",
+          headers: { ...as, ...json, authorization: `Bearer ${tokens[i]}` },
+          body: "{}",
+        });
       await assertRateLimited(await spend(BUDGET, list), 60);
     });
 
     test("a refused request is answered at once, without its body being read", async () => {
       const as = client();
-      await assertRateLimited(await spend(BUDGET, () => fetch(url("/api/v1/sites"), { method: "POST", headers: as })), 3600);
+      await assertRateLimited(
+        await spend(BUDGET, () => fetch(url("/api/v1/sites"), { method: "POST", headers: as })),
+        3600,
+      );
       const { socket, received } = await rawConnection();
       try {
         const head = (from: string, path: string, length: number) =>
@@ -209,7 +273,9 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
         assert.match(received(), /\r\nretry-after: 3600\r\n/i);
         // The connection stays usable: the body, once sent, is discarded, and the next request answered.
         socket.write(Buffer.alloc(900_000, "x"));
-        socket.write(`GET /api/v1/challenge HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client()["x-forwarded-for"]}\r\n\r\n`);
+        socket.write(
+          `GET /api/v1/challenge HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client()["x-forwarded-for"]}\r\n\r\n`,
+        );
         await eventually(async () => responses(received()).length === 2, 5_000, "the next response");
         assert.equal(responses(received())[1], "HTTP/1.1 200");
       } finally {
@@ -218,7 +284,9 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
     });
 
     test("a wrong claim token is refused before the body is read", async () => {
-      const site = (await (await fetch(url("/api/v1/sites"), { method: "POST", headers: client() })).json()) as { site_id: string };
+      const site = (await (await fetch(url("/api/v1/sites"), { method: "POST", headers: client() })).json()) as {
+        site_id: string;
+      };
       const { socket, received } = await rawConnection();
       try {
         socket.write(
@@ -235,7 +303,9 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
     test("an appservice request with a wrong homeserver token is refused before its body is read", async () => {
       const { socket, received } = await rawConnection();
       try {
-        socket.write(`PUT /_matrix/app/v1/transactions/t1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nContent-Length: 16000000\r\n\r\n`);
+        socket.write(
+          `PUT /_matrix/app/v1/transactions/t1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nContent-Length: 16000000\r\n\r\n`,
+        );
         await eventually(async () => received().includes("M_FORBIDDEN"), 5_000, "the 403");
         assert.match(received(), /^HTTP\/1\.1 403 /);
       } finally {
@@ -246,7 +316,9 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
     test("an admitted request does wait for its body (the contrast to the above)", async () => {
       const { socket, received } = await rawConnection();
       try {
-        socket.write(`POST /api/v1/sites HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client()["x-forwarded-for"]}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/sites HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client()["x-forwarded-for"]}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(received(), "");
         socket.write("{}");
@@ -259,8 +331,10 @@ describe('behind a trusted proxy (server.trusted_proxies = ["loopback"])', () =>
   });
 
   describe("client keys", () => {
-    const register = (forwardedFor?: string) => fetch(url("/api/v1/sites"), { method: "POST", headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {} });
-    const challenge = (forwardedFor?: string) => fetch(url("/api/v1/challenge"), { headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {} });
+    const register = (forwardedFor?: string) =>
+      fetch(url("/api/v1/sites"), { method: "POST", headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {} });
+    const challenge = (forwardedFor?: string) =>
+      fetch(url("/api/v1/challenge"), { headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {} });
 
     test("two X-Forwarded-For clients have separate budgets", async () => {
       await assertRateLimited(await spend(BUDGET, () => register("192.0.2.10")), 3600);
@@ -289,7 +363,8 @@ describe("client keys without trusted proxies", () => {
   useService({ "server.listen_port": 0 });
 
   test("X-Forwarded-For is ignored: every client shares the peer's budget", async () => {
-    const register = (forwardedFor: string) => fetch(url("/api/v1/sites"), { method: "POST", headers: { "x-forwarded-for": forwardedFor } });
+    const register = (forwardedFor: string) =>
+      fetch(url("/api/v1/sites"), { method: "POST", headers: { "x-forwarded-for": forwardedFor } });
     const last = await spend(BUDGET - 1, () => register("192.0.2.30"));
     assert.equal(last.status, 201);
     await assertRateLimited(await register("192.0.2.31"), 3600);

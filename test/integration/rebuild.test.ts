@@ -10,8 +10,17 @@ import { tmpdir } from "node:os";
 import { stringify } from "smol-toml";
 import { openDatabase } from "../../src/db/client.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { signatureArrays } from "../support/signature-arrays.ts";
-import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  startTestService,
+  TEST_ORIGIN,
+  testConfigDocument,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -26,7 +35,8 @@ for (const provider of PROVIDERS) {
     let databaseUrl: string;
     let drop: () => Promise<void>;
     let service: TestService;
-    const start = async (overrides: Record<string, unknown> = {}) => (service = await startTestService({ databaseUrl, sites: { [siteId]: { origins: [TEST_ORIGIN] } }, overrides }));
+    const start = async (overrides: Record<string, unknown> = {}) =>
+      (service = await startTestService({ databaseUrl, sites: { [siteId]: { origins: [TEST_ORIGIN] } }, overrides }));
 
     before(async () => {
       ({ url: databaseUrl, drop } = await freshDatabase(provider));
@@ -55,12 +65,23 @@ for (const provider of PROVIDERS) {
 
       // A visitor's comment through the API, the queue and the real homeserver.
       const path = `/api/v1/sites/${siteId}/pages/real/comments`;
-      assert.equal((await visitor.post(path, await visitor.commentBody(siteId, "real", "Through Synapse", { display_name: "Ada" }), { "idempotency-key": "real" })).status, 202);
+      assert.equal(
+        (
+          await visitor.post(
+            path,
+            await visitor.commentBody(siteId, "real", "Through Synapse", { display_name: "Ada" }),
+            { "idempotency-key": "real" },
+          )
+        ).status,
+        202,
+      );
 
       // A page's history, delivered newest first.
       const historyRoom = `!history-${randomBytes(4).toString("hex")}:localhost`;
       await record("history", historyRoom);
-      for (const [i, event] of pageHistory(historyRoom, names.botUserId, names.visitorUserId(siteId, visitor.publicKey)).events.reverse().entries()) {
+      for (const [i, event] of pageHistory(historyRoom, names.botUserId, names.visitorUserId(siteId, visitor.publicKey))
+        .events.reverse()
+        .entries()) {
         await transaction(`history-${i}`, [event]);
       }
 
@@ -85,19 +106,34 @@ for (const provider of PROVIDERS) {
         for (const page of pages) {
           for (const [kind, body] of Object.entries({
             anonymous: { per_page: 100 },
-            personalized: { per_page: 100, author_public_key: visitor.key, author_signature: visitor.sign(signatureArrays.queryComments(siteId, page)) },
+            personalized: {
+              per_page: 100,
+              author_public_key: visitor.key,
+              author_signature: visitor.sign(signatureArrays.queryComments(siteId, page)),
+            },
           })) {
             out[`${page} ${kind}`] = await listComments(service, siteId, page, body);
           }
         }
         return out;
       };
-      await eventually(async () => ((await reads())["real anonymous"] as any).data.length === 1, 30_000, "the visitor's comment");
+      await eventually(
+        async () => ((await reads())["real anonymous"] as any).data.length === 1,
+        30_000,
+        "the visitor's comment",
+      );
       const expected = await reads();
-      assert.equal((expected["other anonymous"] as any).data[1].author.display_name, "Dave", "the profile captured when the comment was sent, its author having left");
+      assert.equal(
+        (expected["other anonymous"] as any).data[1].author.display_name,
+        "Dave",
+        "the profile captured when the comment was sent, its author having left",
+      );
       const stored = async (db = service.services.db) => ({
         events: await db.matrixEvent.findMany({ orderBy: { seq: "asc" }, select: { eventId: true, status: true } }),
-        repairs: await db.projectionRepair.findMany({ orderBy: { targetEventId: "asc" }, select: { targetEventId: true, status: true, reason: true, attempts: true } }),
+        repairs: await db.projectionRepair.findMany({
+          orderBy: { targetEventId: "asc" },
+          select: { targetEventId: true, status: true, reason: true, attempts: true },
+        }),
         liveEvents: await db.liveEvent.count(),
       });
       const before = await stored();
@@ -107,9 +143,17 @@ for (const provider of PROVIDERS) {
 
       const configFile = join(tmpdir(), `rebuild-${randomBytes(4).toString("hex")}.toml`);
       writeFileSync(configFile, stringify(testConfigDocument({ databaseUrl })));
-      const cli = spawnSync(process.execPath, ["--import", "tsx", "src/cli/rebuild.ts", "--config", configFile], { cwd: root, encoding: "utf8" });
+      const cli = spawnSync(process.execPath, ["--import", "tsx", "src/cli/rebuild.ts", "--config", configFile], {
+        cwd: root,
+        encoding: "utf8",
+      });
       assert.equal(cli.status, 0, cli.stderr);
-      assert.match(cli.stdout, new RegExp(`^rebuild: replayed ${before.events.length} events in [\\d.]+ s — \\d+ applied, 1 waiting for their room, 1 failed`));
+      assert.match(
+        cli.stdout,
+        new RegExp(
+          `^rebuild: replayed ${before.events.length} events in [\\d.]+ s — \\d+ applied, 1 waiting for their room, 1 failed`,
+        ),
+      );
 
       const db = await openDatabase(databaseUrl);
       try {

@@ -10,7 +10,15 @@ import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { Homeserver } from "../../src/matrix/homeserver.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { RetirementPass } from "../../src/features/retirement/pass.ts";
-import { eventually, freshDatabase, PROVIDERS, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  eventually,
+  freshDatabase,
+  PROVIDERS,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -28,19 +36,35 @@ const pageAlias = (site: string, page: string) => names.alias(names.roomAliasLoc
 const spaceAlias = (site: string) => names.alias(names.spaceAliasLocalpart(site));
 
 const postComment = async (visitor: Visitor, site: string, page: string, text: string) =>
-  visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, await visitor.commentBody(site, page, text), { "idempotency-key": randomUUID() });
+  visitor.post(`/api/v1/sites/${site}/pages/${page}/comments`, await visitor.commentBody(site, page, text), {
+    "idempotency-key": randomUUID(),
+  });
 
 /** A registered site writable from TEST_ORIGIN; its claim token. */
-const siteToken = async (service: TestService, siteId: string) => (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
+const siteToken = async (service: TestService, siteId: string) =>
+  (await registerSite(service, siteId, [TEST_ORIGIN])).claimToken;
 
 /** Posts a comment and waits until it is listed; returns the listed message. */
-async function comment(service: TestService, visitor: Visitor, site: string, page: string, text: string): Promise<{ event_id: string; room_id: string }> {
-  return whenListed(await postComment(visitor, site, page, text), async () => (await listComments(service, site, page)).data, `comment "${text}"`);
+async function comment(
+  service: TestService,
+  visitor: Visitor,
+  site: string,
+  page: string,
+  text: string,
+): Promise<{ event_id: string; room_id: string }> {
+  return whenListed(
+    await postComment(visitor, site, page, text),
+    async () => (await listComments(service, site, page)).data,
+    `comment "${text}"`,
+  );
 }
 
 /** An ordinary Matrix account in the rooms, to look at them after the service's bot has left. */
 class Watcher {
-  private constructor(readonly userId: string, private readonly token: string) {}
+  private constructor(
+    readonly userId: string,
+    private readonly token: string,
+  ) {}
 
   static async register(): Promise<Watcher> {
     const { userId, token } = await registerMatrixUser(`watcher${randomBytes(4).toString("hex")}`);
@@ -52,7 +76,11 @@ class Watcher {
   }
 
   state(roomId: string, type: string, stateKey = ""): Promise<any> {
-    return matrixRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`, this.token);
+    return matrixRequest(
+      "GET",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/state/${enc(type)}/${enc(stateKey)}`,
+      this.token,
+    );
   }
 
   async membership(roomId: string, userId: string): Promise<string> {
@@ -60,12 +88,20 @@ class Watcher {
   }
 
   async joined(roomId: string): Promise<string[]> {
-    return Object.keys((await matrixRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`, this.token)).joined).sort();
+    return Object.keys(
+      (await matrixRequest("GET", `/_matrix/client/v3/rooms/${enc(roomId)}/joined_members`, this.token)).joined,
+    ).sort();
   }
 }
 
 /** What a retired room looks like from Matrix: renamed, alias gone, only non-service users left. */
-async function assertRetiredInMatrix(watcher: Watcher, roomId: string, name: string, alias: string, visitors: string[]): Promise<void> {
+async function assertRetiredInMatrix(
+  watcher: Watcher,
+  roomId: string,
+  name: string,
+  alias: string,
+  visitors: string[],
+): Promise<void> {
   assert.equal((await watcher.state(roomId, "m.room.name")).name, name);
   await assert.rejects(resolveAlias(alias), /M_NOT_FOUND/, `${alias} is removed`);
   assert.equal(await watcher.membership(roomId, names.botUserId), "leave");
@@ -97,7 +133,10 @@ for (const provider of PROVIDERS) {
     before(async () => {
       const database = await freshDatabase(provider);
       drop = database.drop;
-      service = await startTestService({ databaseUrl: database.url, sites: { [DECLARED]: { origins: [TEST_ORIGIN] } } });
+      service = await startTestService({
+        databaseUrl: database.url,
+        sites: { [DECLARED]: { origins: [TEST_ORIGIN] } },
+      });
       watcher = await Watcher.register();
     });
     after(async () => {
@@ -119,17 +158,31 @@ for (const provider of PROVIDERS) {
       const visitors = [names.visitorUserId(site, ada.publicKey), names.visitorUserId(site, bob.publicKey)];
 
       const path = `/api/v1/sites/${site}/pages/doomed/retirement`;
-      assert.deepEqual(await call(service, "GET", path), { status: 200, body: { target_type: "page", target_id: `${site}/doomed`, state: "active" } });
+      assert.deepEqual(await call(service, "GET", path), {
+        status: 200,
+        body: { target_type: "page", target_id: `${site}/doomed`, state: "active" },
+      });
       const retired = await call(service, "POST", path, claim(token));
-      assert.deepEqual(retired, { status: 202, body: { target_type: "page", target_id: `${site}/doomed`, state: "retiring" } });
+      assert.deepEqual(retired, {
+        status: 202,
+        body: { target_type: "page", target_id: `${site}/doomed`, state: "retiring" },
+      });
 
       const refused = await postComment(ada, site, "doomed", "too late");
       assert.equal(refused.status, 410);
       assert.equal(((await refused.json()) as { code: string }).code, "page-retired");
-      assert.equal(await statusAndCode(call(service, "POST", path, claim(token))), "404 room-not-found", "already retired");
+      assert.equal(
+        await statusAndCode(call(service, "POST", path, claim(token))),
+        "404 room-not-found",
+        "already retired",
+      );
       assert.equal((await postComment(ada, site, "kept", "still open")).status, 202, "other pages take writes");
 
-      await eventually(async () => (await call(service, "GET", path)).status === 404, 30_000, "the page retirement to complete");
+      await eventually(
+        async () => (await call(service, "GET", path)).status === 404,
+        30_000,
+        "the page retirement to complete",
+      );
       assert.equal(await statusAndCode(call(service, "GET", path)), "404 room-not-found");
       await assertRetiredInMatrix(watcher, roomId, `[retired] ${site}/doomed`, pageAlias(site, "doomed"), visitors);
       assert.deepEqual(await watcher.state(spaceId, "m.space.child", roomId), {}, "unlinked from the Space");
@@ -153,43 +206,87 @@ for (const provider of PROVIDERS) {
       const spaceId = await resolveAlias(spaceAlias(site));
       for (const roomId of [spaceId, a.room_id, b.room_id]) await watcher.join(roomId);
       const visitor = names.visitorUserId(site, ada.publicKey);
+      const webhooks = `/api/v1/sites/${site}/webhooks`;
+      const hook = { url: "https://hooks.example/retired" };
+      assert.equal((await call(service, "POST", webhooks, claim(token), hook)).status, 201);
 
       const path = `/api/v1/sites/${site}/retirement`;
-      assert.deepEqual(await call(service, "GET", path), { status: 200, body: { target_type: "site", target_id: site, state: "active" } });
-      assert.deepEqual(await call(service, "POST", path, claim(token)), { status: 202, body: { target_type: "site", target_id: site, state: "retiring" } });
-      assert.equal(await statusAndCode(call(service, "POST", path, claim(token))), "403 invalid-claim-token", "the claim token is invalidated");
+      assert.deepEqual(await call(service, "GET", path), {
+        status: 200,
+        body: { target_type: "site", target_id: site, state: "active" },
+      });
+      assert.deepEqual(await call(service, "POST", path, claim(token)), {
+        status: 202,
+        body: { target_type: "site", target_id: site, state: "retiring" },
+      });
+      assert.equal(
+        await statusAndCode(call(service, "POST", path, claim(token))),
+        "403 invalid-claim-token",
+        "the claim token is invalidated",
+      );
       const refused = await postComment(ada, site, "a", "too late");
       assert.equal(refused.status, 410);
       assert.equal(((await refused.json()) as { code: string }).code, "site-retired");
+      assert.equal(
+        await statusAndCode(call(service, "POST", `/api/v1/operator/sites/${site}/webhooks`, OPERATOR, hook)),
+        "410 site-retired",
+        "no new webhook endpoint, not even the operator's",
+      );
 
-      await eventually(async () => (await call(service, "GET", path)).status === 404, 30_000, "the site retirement to complete");
+      await eventually(
+        async () => (await call(service, "GET", path)).status === 404,
+        30_000,
+        "the site retirement to complete",
+      );
       assert.equal(await statusAndCode(call(service, "GET", path)), "404 site-not-found");
       await assertRetiredInMatrix(watcher, a.room_id, `[retired] ${site}/a`, pageAlias(site, "a"), [visitor]);
       await assertRetiredInMatrix(watcher, b.room_id, `[retired] ${site}/b`, pageAlias(site, "b"), [visitor]);
       await assertRetiredInMatrix(watcher, spaceId, `[retired] ${site}`, spaceAlias(site), []);
       await assertCleared(service, [spaceId, a.room_id, b.room_id]);
-      assert.equal(await statusAndCode(call(service, "QUERY", `/api/v1/sites/${site}/pages/a/comments`, {}, {})), "404 site-not-found");
+      assert.equal(
+        await statusAndCode(call(service, "QUERY", `/api/v1/sites/${site}/pages/a/comments`, {}, {})),
+        "404 site-not-found",
+      );
       const { db } = service.services;
       assert.equal(await db.site.count({ where: { id: site } }), 0);
       assert.equal(await db.siteOrigin.count({ where: { siteId: site } }), 0);
       assert.equal(await db.submission.count({ where: { siteId: site } }), 0);
       assert.equal(await db.liveEvent.count({ where: { siteId: site } }), 0);
+      assert.equal(await db.webhookEndpoint.count({ where: { siteId: site } }), 0);
 
-      // The id can be registered again and starts fresh: a new Space and room under the same aliases.
-      await siteToken(service, site);
+      // The id can be registered again and starts fresh: a new Space and room under the same
+      // aliases, and none of the old owner's webhooks (its comments reach nobody's endpoint).
+      const newToken = await siteToken(service, site);
+      assert.deepEqual(await call(service, "GET", webhooks, claim(newToken)), { status: 200, body: { data: [] } });
       const fresh = await comment(service, ada, site, "a", "back again");
+      assert.equal(await db.webhookDelivery.count({ where: { siteId: site } }), 0);
       assert.notEqual(fresh.room_id, a.room_id);
       assert.notEqual(await resolveAlias(spaceAlias(site)), spaceId);
     });
 
     test("a config-declared site cannot be retired, by its owner or the operator", async () => {
       // As an operator claim-token rotation would give it one.
-      await service.services.db.site.update({ where: { id: DECLARED }, data: { claimTokenHash: hashClaimToken("declared-token") } });
+      await service.services.db.site.update({
+        where: { id: DECLARED },
+        data: { claimTokenHash: hashClaimToken("declared-token") },
+      });
       const owner = claim("declared-token");
-      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${DECLARED}/retirement`, owner)), "409 config-declared");
-      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${DECLARED}`, owner)), "409 config-declared");
-      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/operator/sites/${DECLARED}/retirement`, OPERATOR)), "409 config-declared");
-      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/operator/sites/${DECLARED}`, OPERATOR)), "409 config-declared");
+      assert.equal(
+        await statusAndCode(call(service, "POST", `/api/v1/sites/${DECLARED}/retirement`, owner)),
+        "409 config-declared",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "DELETE", `/api/v1/sites/${DECLARED}`, owner)),
+        "409 config-declared",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "POST", `/api/v1/operator/sites/${DECLARED}/retirement`, OPERATOR)),
+        "409 config-declared",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "DELETE", `/api/v1/operator/sites/${DECLARED}`, OPERATOR)),
+        "409 config-declared",
+      );
       assert.equal((await call(service, "GET", `/api/v1/sites/${DECLARED}/retirement`)).body.state, "active");
     });
 
@@ -197,45 +294,112 @@ for (const provider of PROVIDERS) {
       const site = uniqueSiteId("ret-op");
       const token = await siteToken(service, site);
       const ada = new Visitor(service.url, TEST_ORIGIN);
-      const [p1, p2, p3] = [await comment(service, ada, site, "p1", "one"), await comment(service, ada, site, "p2", "two"), await comment(service, ada, site, "p3", "three")];
+      const [p1, p2, p3] = [
+        await comment(service, ada, site, "p1", "one"),
+        await comment(service, ada, site, "p2", "two"),
+        await comment(service, ada, site, "p3", "three"),
+      ];
       const room = (roomId: string) => `/api/v1/operator/rooms/${enc(roomId)}`;
 
-      assert.deepEqual(await call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR), { status: 200, body: { target_type: "room", target_id: p1.room_id, state: "active" } });
-      assert.equal(await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`)), "403 invalid-operator-token");
-      assert.deepEqual(await call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR), { status: 202, body: { target_type: "room", target_id: p1.room_id, state: "retiring" } });
-      assert.equal(await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
+      assert.deepEqual(await call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR), {
+        status: 200,
+        body: { target_type: "room", target_id: p1.room_id, state: "active" },
+      });
+      assert.equal(
+        await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`)),
+        "403 invalid-operator-token",
+      );
+      assert.deepEqual(await call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR), {
+        status: 202,
+        body: { target_type: "room", target_id: p1.room_id, state: "retiring" },
+      });
+      assert.equal(
+        await statusAndCode(call(service, "POST", `${room(p1.room_id)}/retirement`, OPERATOR)),
+        "404 room-not-found",
+      );
       assert.equal(await statusAndCode(call(service, "DELETE", room(p1.room_id), OPERATOR)), "404 room-not-found");
-      assert.deepEqual(await call(service, "DELETE", room(p2.room_id), OPERATOR), { status: 200, body: { room_id: p2.room_id, status: "retiring" } });
-      assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token)), { status: 200, body: { site_id: site, page_slug: "p3", status: "retiring" } });
-      assert.equal(await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token))), "404 room-not-found");
+      assert.deepEqual(await call(service, "DELETE", room(p2.room_id), OPERATOR), {
+        status: 200,
+        body: { room_id: p2.room_id, status: "retiring" },
+      });
+      assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token)), {
+        status: 200,
+        body: { site_id: site, page_slug: "p3", status: "retiring" },
+      });
+      assert.equal(
+        await statusAndCode(call(service, "DELETE", `/api/v1/sites/${site}/pages/p3`, claim(token))),
+        "404 room-not-found",
+      );
       assert.equal((await call(service, "GET", `/api/v1/sites/${site}/pages/p3/retirement`)).body.state, "retiring");
       for (const { room_id } of [p1, p2, p3]) {
-        await eventually(async () => (await call(service, "GET", `${room(room_id)}/retirement`, OPERATOR)).status === 404, 30_000, `room ${room_id} retired`);
+        await eventually(
+          async () => (await call(service, "GET", `${room(room_id)}/retirement`, OPERATOR)).status === 404,
+          30_000,
+          `room ${room_id} retired`,
+        );
       }
-      assert.equal(await statusAndCode(call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR)), "404 room-not-found");
+      assert.equal(
+        await statusAndCode(call(service, "GET", `${room(p1.room_id)}/retirement`, OPERATOR)),
+        "404 room-not-found",
+      );
       await assertCleared(service, [p1.room_id, p2.room_id, p3.room_id]);
 
       // The site, by the operator (repeating is harmless while it retires).
       const sitePath = `/api/v1/operator/sites/${site}`;
       assert.equal((await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).body.state, "active");
-      assert.deepEqual(await call(service, "POST", `${sitePath}/retirement`, OPERATOR), { status: 202, body: { target_type: "site", target_id: site, state: "retiring" } });
-      assert.deepEqual(await call(service, "DELETE", sitePath, OPERATOR), { status: 200, body: { target_type: "site", target_id: site, state: "retiring" } });
+      assert.deepEqual(await call(service, "POST", `${sitePath}/retirement`, OPERATOR), {
+        status: 202,
+        body: { target_type: "site", target_id: site, state: "retiring" },
+      });
+      assert.deepEqual(await call(service, "DELETE", sitePath, OPERATOR), {
+        status: 200,
+        body: { target_type: "site", target_id: site, state: "retiring" },
+      });
       assert.equal((await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).body.state, "retiring");
-      await eventually(async () => (await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).status === 404, 30_000, "the site retired");
+      await eventually(
+        async () => (await call(service, "GET", `${sitePath}/retirement`, OPERATOR)).status === 404,
+        30_000,
+        "the site retired",
+      );
       assert.equal(await statusAndCode(call(service, "GET", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
-      assert.equal(await statusAndCode(call(service, "POST", `${sitePath}/retirement`, OPERATOR)), "404 site-not-found");
+      assert.equal(
+        await statusAndCode(call(service, "POST", `${sitePath}/retirement`, OPERATOR)),
+        "404 site-not-found",
+      );
       assert.equal(await statusAndCode(call(service, "DELETE", sitePath, OPERATOR)), "404 site-not-found");
 
       // The owner's alternate site form; a site that never had a comment retires as well.
       const other = uniqueSiteId("ret-alt");
       const otherToken = await siteToken(service, other);
-      assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 room-not-found");
-      assert.equal(await statusAndCode(call(service, "POST", `/api/v1/sites/${other}/pages/none/retirement`, claim(otherToken))), "404 room-not-found");
-      assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${other}`, claim(otherToken)), { status: 200, body: { target_type: "site", target_id: other, state: "retiring" } });
-      await eventually(async () => (await call(service, "GET", `/api/v1/sites/${other}/retirement`)).status === 404, 30_000, "the other site retired");
-      assert.equal(await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)), "404 site-not-found");
-      assert.equal(await statusAndCode(call(service, "GET", `${room("!unknown:localhost")}/retirement`, OPERATOR)), "404 room-not-found");
-      assert.equal(await statusAndCode(call(service, "DELETE", room("!unknown:localhost"), OPERATOR)), "404 room-not-found");
+      assert.equal(
+        await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)),
+        "404 room-not-found",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "POST", `/api/v1/sites/${other}/pages/none/retirement`, claim(otherToken))),
+        "404 room-not-found",
+      );
+      assert.deepEqual(await call(service, "DELETE", `/api/v1/sites/${other}`, claim(otherToken)), {
+        status: 200,
+        body: { target_type: "site", target_id: other, state: "retiring" },
+      });
+      await eventually(
+        async () => (await call(service, "GET", `/api/v1/sites/${other}/retirement`)).status === 404,
+        30_000,
+        "the other site retired",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "GET", `/api/v1/sites/${other}/pages/none/retirement`)),
+        "404 site-not-found",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "GET", `${room("!unknown:localhost")}/retirement`, OPERATOR)),
+        "404 room-not-found",
+      );
+      assert.equal(
+        await statusAndCode(call(service, "DELETE", room("!unknown:localhost"), OPERATOR)),
+        "404 room-not-found",
+      );
     });
   });
 
@@ -247,7 +411,15 @@ for (const provider of PROVIDERS) {
       running = await startTestService({ databaseUrl, worker });
       // fetch reuses connections kept alive to the instance stopped on this port; each fails
       // once ("other side closed"), so spend them before the test's own requests.
-      for (let i = 0; i < 5 && !(await fetch(`${running.url}/health`).then((r) => r.ok, () => false)); i++);
+      for (
+        let i = 0;
+        i < 5 &&
+        !(await fetch(`${running.url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+        i++
+      );
       return running;
     };
     const stop = async () => {
@@ -275,16 +447,27 @@ for (const provider of PROVIDERS) {
 
       // An instance without the background pass takes the request.
       service = await start(false);
-      assert.equal((await call(service, "POST", `/api/v1/sites/${site}/pages/page/retirement`, claim(token))).status, 202);
+      assert.equal(
+        (await call(service, "POST", `/api/v1/sites/${site}/pages/page/retirement`, claim(token))).status,
+        202,
+      );
       await assertEveryWriteRefused(service, site, "page");
 
       // The pass runs until the first leave, which "crashes".
       class CrashingHomeserver extends Homeserver {
         override async leaveRoom(): Promise<void> {
-          throw Object.assign(new Error("simulated crash"), { statusCode: 500, errcode: "M_UNKNOWN", error: "simulated crash" });
+          throw Object.assign(new Error("simulated crash"), {
+            statusCode: 500,
+            errcode: "M_UNKNOWN",
+            error: "simulated crash",
+          });
         }
       }
-      await new RetirementPass(service.services.db, new CrashingHomeserver(TEST_HOMESERVER_URL, TEST_AS_TOKEN, names, 30_000), () => {}).runAll();
+      await new RetirementPass(
+        service.services.db,
+        new CrashingHomeserver(TEST_HOMESERVER_URL, TEST_AS_TOKEN, names, 30_000),
+        () => {},
+      ).runAll();
       const row = await service.services.db.retirement.findFirstOrThrow({ where: { siteId: site } });
       assert.equal(row.attempts, 1);
       assert.match(row.lastError ?? "", /M_UNKNOWN simulated crash/);
@@ -296,8 +479,14 @@ for (const provider of PROVIDERS) {
 
       // A new instance picks the row up (after its backoff) and repeats the steps already done harmlessly.
       service = await start(true);
-      await eventually(async () => (await call(service, "GET", `/api/v1/sites/${site}/pages/page/retirement`)).status === 404, 40_000, "the retirement to complete");
-      await assertRetiredInMatrix(watcher, roomId, `[retired] ${site}/page`, pageAlias(site, "page"), [names.visitorUserId(site, ada.publicKey)]);
+      await eventually(
+        async () => (await call(service, "GET", `/api/v1/sites/${site}/pages/page/retirement`)).status === 404,
+        40_000,
+        "the retirement to complete",
+      );
+      await assertRetiredInMatrix(watcher, roomId, `[retired] ${site}/page`, pageAlias(site, "page"), [
+        names.visitorUserId(site, ada.publicKey),
+      ]);
       await assertCleared(service, [roomId]);
     });
   });
@@ -308,15 +497,26 @@ for (const provider of PROVIDERS) {
  * checked: a schema-valid body is enough.
  */
 async function assertEveryWriteRefused(service: TestService, site: string, page: string): Promise<void> {
-  const writes = apiRoutes.filter((r) => (r.auth === "author-proof" || r.auth === "site-write") && r.path.includes("{page_slug}"));
+  const writes = apiRoutes.filter(
+    (r) => (r.auth === "author-proof" || r.auth === "site-write") && r.path.includes("{page_slug}"),
+  );
   assert.ok(writes.length > 0);
   for (const route of writes) {
-    const path = route.path.replace("{site_id}", site).replace("{page_slug}", page).replace(/\{[a-z_]+\}/g, enc("$x"));
+    const path = route.path
+      .replace("{site_id}", site)
+      .replace("{page_slug}", page)
+      .replace(/\{[a-z_]+\}/g, enc("$x"));
     // A parameter whose schema gives an example (an upload's mime) takes it: "$x" would be refused before the page is looked at.
-    const query = (route.query?.required ?? []).map((name) => `${name}=${enc((route.query!.properties[name]!.examples as string[] | undefined)?.[0] ?? "$x")}`).join("&");
+    const query = (route.query?.required ?? [])
+      .map((name) => `${name}=${enc((route.query!.properties[name]!.examples as string[] | undefined)?.[0] ?? "$x")}`)
+      .join("&");
     const res = await fetch(`${service.url}${path}${query ? `?${query}` : ""}`, {
       method: route.method,
-      headers: { ...JSON_TYPE, origin: TEST_ORIGIN, ...(route.idempotencyKey ? { "idempotency-key": randomUUID() } : {}) },
+      headers: {
+        ...JSON_TYPE,
+        origin: TEST_ORIGIN,
+        ...(route.idempotencyKey ? { "idempotency-key": randomUUID() } : {}),
+      },
       body: JSON.stringify(sample(route.body?.schema ?? {})),
     });
     const body = (await res.json()) as { code: string };

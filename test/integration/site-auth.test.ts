@@ -18,7 +18,10 @@ let service: TestService;
 const json = { "content-type": "application/json" };
 
 async function register(base: string, siteId?: string): Promise<{ site_id: string; claim_token: string }> {
-  const res = await fetch(`${base}/api/v1/sites`, siteId ? { method: "POST", headers: json, body: JSON.stringify({ site_id: siteId }) } : { method: "POST" });
+  const res = await fetch(
+    `${base}/api/v1/sites`,
+    siteId ? { method: "POST", headers: json, body: JSON.stringify({ site_id: siteId }) } : { method: "POST" },
+  );
   assert.equal(res.status, 201);
   return (await res.json()) as { site_id: string; claim_token: string };
 }
@@ -40,13 +43,18 @@ let writes = 0;
 /** A visitor comment write from `origin` (null: none); the simplest site-write request. */
 async function write(base: string, siteId: string, origin: string | null): Promise<Response> {
   const visitor = new Visitor(base, origin);
-  return visitor.post(commentsPath(siteId), await visitor.commentBody(siteId, "page", "hello"), { "idempotency-key": `w-${++writes}` });
+  return visitor.post(commentsPath(siteId), await visitor.commentBody(siteId, "page", "hello"), {
+    "idempotency-key": `w-${++writes}`,
+  });
 }
 
 before(async () => {
   service = await startTestService({
     worker: false,
-    sites: { [CONFIG_SITE]: { origins: [TEST_ORIGIN] }, [CONFIG_SIGNED]: { origins: [TEST_ORIGIN], secret: CONFIG_SECRET } },
+    sites: {
+      [CONFIG_SITE]: { origins: [TEST_ORIGIN] },
+      [CONFIG_SIGNED]: { origins: [TEST_ORIGIN], secret: CONFIG_SECRET },
+    },
   });
 });
 after(() => service?.stop());
@@ -57,7 +65,11 @@ describe("claim auth", () => {
     const other = await register(service.url);
     await expectProblem(await secretRequest(service.url, site.site_id, null), 403, "invalid-claim-token");
     await expectProblem(await secretRequest(service.url, site.site_id, ""), 403, "invalid-claim-token");
-    await expectProblem(await secretRequest(service.url, site.site_id, `${site.claim_token}x`), 403, "invalid-claim-token");
+    await expectProblem(
+      await secretRequest(service.url, site.site_id, `${site.claim_token}x`),
+      403,
+      "invalid-claim-token",
+    );
     await expectProblem(await secretRequest(service.url, site.site_id, other.claim_token), 403, "invalid-claim-token");
     // Past the claim check, the route's own rule answers: no verified origin yet.
     await expectProblem(await secretRequest(service.url, site.site_id, site.claim_token), 409, "site-not-verified");
@@ -81,7 +93,10 @@ describe("claim auth", () => {
     const site = await register(service.url);
     const found = await service.services.sites.requireClaim(site.site_id, site.claim_token);
     assert.equal(found.id, site.site_id);
-    await assert.rejects(service.services.sites.requireClaim(site.site_id, undefined), (err: any) => err.code === "invalid-claim-token" && err.status === 403);
+    await assert.rejects(
+      service.services.sites.requireClaim(site.site_id, undefined),
+      (err: any) => err.code === "invalid-claim-token" && err.status === 403,
+    );
   });
 });
 
@@ -100,7 +115,11 @@ describe("which sites accept writes (optional policy, the default)", () => {
     const { site_id } = await register(service.url, uniqueSiteId("chosen"));
     const before = await service.services.db.submission.count();
     await expectProblem(await write(service.url, site_id, TEST_ORIGIN), 403, "site-not-verified");
-    await expectProblem(await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: json, body: JSON.stringify({ site_id }) }), 409, "site-id-taken");
+    await expectProblem(
+      await fetch(`${service.url}/api/v1/sites`, { method: "POST", headers: json, body: JSON.stringify({ site_id }) }),
+      409,
+      "site-id-taken",
+    );
     assert.equal(await service.services.db.submission.count(), before);
     await verifyOrigin(service, site_id);
     assert.equal((await write(service.url, site_id, TEST_ORIGIN)).status, 202);
@@ -125,7 +144,11 @@ describe("which sites accept writes (optional policy, the default)", () => {
 describe("strict policy", () => {
   let strict: TestService;
   before(async () => {
-    strict = await startTestService({ worker: false, sites: { [CONFIG_SITE]: { origins: [TEST_ORIGIN] } }, overrides: { "server.listen_port": 0, "security.verification_policy": "strict" } });
+    strict = await startTestService({
+      worker: false,
+      sites: { [CONFIG_SITE]: { origins: [TEST_ORIGIN] } },
+      overrides: { "server.listen_port": 0, "security.verification_policy": "strict" },
+    });
   });
   after(() => strict?.stop());
 
@@ -147,7 +170,8 @@ describe("[sites] entries across restarts", () => {
     const database = await freshDatabase("sqlite");
     const removed = uniqueSiteId("removed");
     const adopted = uniqueSiteId("adopted");
-    const start = (sites: Record<string, unknown>) => startTestService({ databaseUrl: database.url, worker: false, sites, overrides: { "server.listen_port": 0 } });
+    const start = (sites: Record<string, unknown>) =>
+      startTestService({ databaseUrl: database.url, worker: false, sites, overrides: { "server.listen_port": 0 } });
 
     let running = await start({ [removed]: { origins: [TEST_ORIGIN] } });
     let registration!: { site_id: string; claim_token: string };
@@ -162,11 +186,29 @@ describe("[sites] entries across restarts", () => {
     running = await start({ [adopted]: { origins: [TEST_ORIGIN], secret: "declared" } });
     try {
       await expectProblem(await write(running.url, removed, TEST_ORIGIN), 403, "site-not-verified");
-      await expectProblem(await fetch(`${running.url}/api/v1/sites`, { method: "POST", headers: json, body: JSON.stringify({ site_id: removed }) }), 409, "site-id-taken");
-      await expectProblem(await secretRequest(running.url, adopted, registration.claim_token, { rotate: true }), 409, "config-declared");
-      assert.throws(() => running.services.sites.requireRevocableOrigin(adopted, `${TEST_ORIGIN}/`), (err: any) => err.code === "config-declared" && err.status === 409);
+      await expectProblem(
+        await fetch(`${running.url}/api/v1/sites`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ site_id: removed }),
+        }),
+        409,
+        "site-id-taken",
+      );
+      await expectProblem(
+        await secretRequest(running.url, adopted, registration.claim_token, { rotate: true }),
+        409,
+        "config-declared",
+      );
+      assert.throws(
+        () => running.services.sites.requireRevocableOrigin(adopted, `${TEST_ORIGIN}/`),
+        (err: any) => err.code === "config-declared" && err.status === 409,
+      );
       running.services.sites.requireRevocableOrigin(adopted, OTHER_ORIGIN);
-      assert.throws(() => running.services.sites.requireReplaceableSecret(adopted), (err: any) => err.code === "config-declared");
+      assert.throws(
+        () => running.services.sites.requireReplaceableSecret(adopted),
+        (err: any) => err.code === "config-declared",
+      );
     } finally {
       await running.stop();
     }
@@ -182,11 +224,22 @@ describe("secrets", () => {
     const first = (await res.json()) as { site_id: string; secret: string };
     assert.equal(first.site_id, site.site_id);
     assert.match(first.secret, /^[A-Za-z0-9_-]{43}$/);
-    assert.equal((await service.services.db.site.findUniqueOrThrow({ where: { id: site.site_id } })).hmacSecret, first.secret);
+    assert.equal(
+      (await service.services.db.site.findUniqueOrThrow({ where: { id: site.site_id } })).hmacSecret,
+      first.secret,
+    );
 
     await expectProblem(await secretRequest(service.url, site.site_id, site.claim_token), 409, "secret-exists");
-    await expectProblem(await secretRequest(service.url, site.site_id, site.claim_token, { rotate: false }), 409, "secret-exists");
-    await expectProblem(await secretRequest(service.url, site.site_id, site.claim_token, { rotate: "yes" }), 400, "validation-error");
+    await expectProblem(
+      await secretRequest(service.url, site.site_id, site.claim_token, { rotate: false }),
+      409,
+      "secret-exists",
+    );
+    await expectProblem(
+      await secretRequest(service.url, site.site_id, site.claim_token, { rotate: "yes" }),
+      400,
+      "validation-error",
+    );
     const rotated = await secretRequest(service.url, site.site_id, site.claim_token, { rotate: true });
     assert.equal(rotated.status, 200);
     const second = (await rotated.json()) as { secret: string };
@@ -204,7 +257,13 @@ const now = () => Math.floor(Date.now() / 1000);
 async function signedWrite(
   siteId: string,
   secret: string,
-  options: { timestamp?: number; sign?: { method?: string; target?: string; body?: string; timestamp?: string }; send?: { body?: string; timestamp?: string; signature?: string }; key?: string; body?: string } = {},
+  options: {
+    timestamp?: number;
+    sign?: { method?: string; target?: string; body?: string; timestamp?: string };
+    send?: { body?: string; timestamp?: string; signature?: string };
+    key?: string;
+    body?: string;
+  } = {},
 ): Promise<Response> {
   const backend = new Visitor(service.url, null);
   const target = commentsPath(siteId);
@@ -229,8 +288,16 @@ describe("HMAC-signed writes", () => {
     // approached from the side that stays deterministic (exact edges: the unit tests).
     assert.equal((await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() + 300 })).status, 202);
     assert.equal((await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() - 299 })).status, 202);
-    await expectProblem(await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() - 301 }), 403, "invalid-request-signature");
-    await expectProblem(await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() + 302 }), 403, "invalid-request-signature");
+    await expectProblem(
+      await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() - 301 }),
+      403,
+      "invalid-request-signature",
+    );
+    await expectProblem(
+      await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { timestamp: now() + 302 }),
+      403,
+      "invalid-request-signature",
+    );
   });
 
   test("tampered method, path, body or timestamp, and malformed headers, are refused", async () => {
@@ -245,14 +312,23 @@ describe("HMAC-signed writes", () => {
       { send: { signature: "A".repeat(64) } },
       { send: { timestamp: "soon" } },
     ];
-    for (const tamper of cases) await expectProblem(await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, tamper), 403, "invalid-request-signature");
+    for (const tamper of cases)
+      await expectProblem(await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, tamper), 403, "invalid-request-signature");
     // A whole body swapped after signing.
     const backend = new Visitor(service.url, null);
     const other = JSON.stringify(await backend.commentBody(CONFIG_SIGNED, "page", "swapped"));
-    await expectProblem(await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { send: { body: other } }), 403, "invalid-request-signature");
+    await expectProblem(
+      await signedWrite(CONFIG_SIGNED, CONFIG_SECRET, { send: { body: other } }),
+      403,
+      "invalid-request-signature",
+    );
     // Only one of the two headers.
     const body = await backend.commentBody(CONFIG_SIGNED, "page", "half");
-    await expectProblem(await backend.post(target, body, { "idempotency-key": "half", "x-service-timestamp": ts }), 403, "signature-required");
+    await expectProblem(
+      await backend.post(target, body, { "idempotency-key": "half", "x-service-timestamp": ts }),
+      403,
+      "signature-required",
+    );
   });
 
   test("a replayed signature has no second effect; a re-signed retry replays idempotently", async () => {
@@ -263,14 +339,27 @@ describe("HMAC-signed writes", () => {
     const headers = (ts: number, key: string) => ({
       "idempotency-key": key,
       "x-service-timestamp": String(ts),
-      "x-service-signature": signRequest(CONFIG_SECRET, { method: "POST", target, body: Buffer.from(body), timestamp: String(ts) }),
+      "x-service-signature": signRequest(CONFIG_SECRET, {
+        method: "POST",
+        target,
+        body: Buffer.from(body),
+        timestamp: String(ts),
+      }),
     });
     const count = () => service.services.db.submission.count();
     const before = await count();
     const first = await backend.post(target, body, headers(timestamp, "replay-1"));
     assert.equal(first.status, 202);
-    await expectProblem(await backend.post(target, body, headers(timestamp, "replay-1")), 403, "replayed-request-signature");
-    await expectProblem(await backend.post(target, body, headers(timestamp, "replay-2")), 403, "replayed-request-signature");
+    await expectProblem(
+      await backend.post(target, body, headers(timestamp, "replay-1")),
+      403,
+      "replayed-request-signature",
+    );
+    await expectProblem(
+      await backend.post(target, body, headers(timestamp, "replay-2")),
+      403,
+      "replayed-request-signature",
+    );
     assert.equal(await count(), before + 1);
 
     const retry = await backend.post(target, body, headers(timestamp - 1, "replay-1"));

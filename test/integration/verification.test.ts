@@ -105,7 +105,10 @@ interface Started {
   instructions: Record<string, any>;
 }
 
-async function start(site: { siteId: string; claimToken: string }, body: { origin: string; methods?: string[] }): Promise<Started> {
+async function start(
+  site: { siteId: string; claimToken: string },
+  body: { origin: string; methods?: string[] },
+): Promise<Started> {
   const res = await startRequest(site, body);
   assert.equal(res.status, 200, await res.clone().text());
   return (await res.json()) as Started;
@@ -127,7 +130,11 @@ async function expectVerified(siteId: string, origin: string): Promise<void> {
   assert.ok(body.verified_origins.includes(origin), JSON.stringify(body));
   const row = await service.services.db.siteOrigin.findUnique({ where: { siteId_origin: { siteId, origin } } });
   assert.equal(row?.source, "verified");
-  assert.equal(await service.services.db.siteVerification.count({ where: { siteId, origin } }), 0, "the pending verification is gone");
+  assert.equal(
+    await service.services.db.siteVerification.count({ where: { siteId, origin } }),
+    0,
+    "the pending verification is gone",
+  );
 }
 
 function startService(allowPrivate: boolean): Promise<TestService> {
@@ -177,7 +184,10 @@ describe("with private origins allowed", () => {
     const wellKnown = byIp.instructions["well-known"];
     assert.equal(wellKnown.url, `${originServer.origin}/.well-known/service.json`);
     assert.equal(wellKnown.content_type, "application/json");
-    assert.deepEqual(wellKnown.documents, [{ site_id: site.siteId, token: byIp.token }, { sites: { [site.siteId]: byIp.token } }]);
+    assert.deepEqual(wellKnown.documents, [
+      { site_id: site.siteId, token: byIp.token },
+      { sites: { [site.siteId]: byIp.token } },
+    ]);
 
     const byName = await start(site, { origin: "HTTPS://Blog.Example:443" });
     assert.equal(byName.origin, "https://blog.example");
@@ -198,16 +208,39 @@ describe("with private origins allowed", () => {
 
   test("start refuses what is not an http(s) origin, unknown methods, and a wrong claim token", async () => {
     const site = await registerSite(service, uniqueSiteId("verify"));
-    for (const origin of ["https://blog.example/path", "ftp://blog.example", "https://user@blog.example", "https://blog.example?x=1", "blog.example", ""]) {
+    for (const origin of [
+      "https://blog.example/path",
+      "ftp://blog.example",
+      "https://user@blog.example",
+      "https://blog.example?x=1",
+      "blog.example",
+      "",
+    ]) {
       await expectProblem(await startRequest(site, { origin }), 400, "validation-error");
     }
     for (const methods of [[], ["well-known", "well-known"], ["smtp"], "well-known"]) {
-      await expectProblem(await startRequest(site, { origin: "https://blog.example", methods }), 400, "validation-error");
+      await expectProblem(
+        await startRequest(site, { origin: "https://blog.example", methods }),
+        400,
+        "validation-error",
+      );
     }
-    await expectProblem(await startRequest(site, { origin: originServer.origin, methods: ["dns-txt"] }), 400, "validation-error");
-    await expectProblem(await startRequest(site, { origin: "https://blog.example", extra: 1 }), 400, "validation-error");
+    await expectProblem(
+      await startRequest(site, { origin: originServer.origin, methods: ["dns-txt"] }),
+      400,
+      "validation-error",
+    );
+    await expectProblem(
+      await startRequest(site, { origin: "https://blog.example", extra: 1 }),
+      400,
+      "validation-error",
+    );
     await expectProblem(await startRequest(site, {}), 400, "validation-error");
-    await expectProblem(await startRequest({ ...site, claimToken: "not-the-claim-token" }, { origin: "https://blog.example" }), 403, "invalid-claim-token");
+    await expectProblem(
+      await startRequest({ ...site, claimToken: "not-the-claim-token" }, { origin: "https://blog.example" }),
+      403,
+      "invalid-claim-token",
+    );
   });
 
   test("the {site_id, token} document verifies the origin; a second confirm finds nothing pending", async () => {
@@ -216,7 +249,10 @@ describe("with private origins allowed", () => {
     originServer.serveJson({ site_id: site.siteId, token });
     originServer.forget();
     await expectVerified(site.siteId, originServer.origin);
-    assert.deepEqual(originServer.requests.map((r) => r.path), ["/.well-known/service.json"]);
+    assert.deepEqual(
+      originServer.requests.map((r) => r.path),
+      ["/.well-known/service.json"],
+    );
     assert.equal(originServer.requests[0]!.host, originServer.origin.replace("http://", ""));
     await expectProblem(await confirm(site.siteId, originServer.origin), 404, "verification-not-found");
   });
@@ -260,7 +296,11 @@ describe("with private origins allowed", () => {
     originServer.forget();
     dns.queries.length = 0;
     await expectVerified(site.siteId, origin);
-    assert.deepEqual(originServer.requests.map((r) => r.host), [`${host}:${originServer.port}`], "well-known was tried first");
+    assert.deepEqual(
+      originServer.requests.map((r) => r.host),
+      [`${host}:${originServer.port}`],
+      "well-known was tried first",
+    );
     assert.equal(dns.asked(`_service.${host}`, "TXT"), 1);
   });
 
@@ -302,7 +342,8 @@ describe("with private origins allowed", () => {
     const site = await registerSite(service, uniqueSiteId("verify"));
     const first = await start(site, { origin: originServer.origin });
     originServer.serve(notFound);
-    for (let i = 0; i < 5; i++) await expectProblem(await confirm(site.siteId, originServer.origin), 403, "verification-failed");
+    for (let i = 0; i < 5; i++)
+      await expectProblem(await confirm(site.siteId, originServer.origin), 403, "verification-failed");
     const second = await start(site, { origin: originServer.origin });
     assert.notEqual(second.token, first.token);
     originServer.serveJson({ site_id: site.siteId, token: first.token });
@@ -333,7 +374,9 @@ describe("with private origins allowed", () => {
     const site = await registerSite(service, uniqueSiteId("verify"));
     await start(site, { origin: originServer.origin });
     originServer.serve(notFound);
-    const statuses = (await Promise.all(Array.from({ length: 8 }, () => confirm(site.siteId, originServer.origin)))).map((r) => r.status);
+    const statuses = (
+      await Promise.all(Array.from({ length: 8 }, () => confirm(site.siteId, originServer.origin)))
+    ).map((r) => r.status);
     assert.deepEqual(statuses.sort(), [403, 403, 403, 403, 403, 409, 409, 409]);
   });
 
@@ -341,7 +384,10 @@ describe("with private origins allowed", () => {
     const site = await registerSite(service, uniqueSiteId("verify"));
     const { token } = await start(site, { origin: originServer.origin });
     originServer.serveJson({ site_id: site.siteId, token });
-    await service.services.db.siteVerification.updateMany({ where: { siteId: site.siteId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await service.services.db.siteVerification.updateMany({
+      where: { siteId: site.siteId },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     await expectProblem(await confirm(site.siteId, originServer.origin), 410, "verification-expired");
     await expectProblem(await confirm(site.siteId, "https://never-started.example"), 404, "verification-not-found");
     await expectProblem(await confirm("no-such-site-here", originServer.origin), 404, "site-not-found");
@@ -349,7 +395,11 @@ describe("with private origins allowed", () => {
   });
 
   test("an unknown site cannot start; a retiring site cannot confirm", async () => {
-    await expectProblem(await startRequest({ siteId: uniqueSiteId("nowhere"), claimToken: "x" }, { origin: originServer.origin }), 404, "site-not-found");
+    await expectProblem(
+      await startRequest({ siteId: uniqueSiteId("nowhere"), claimToken: "x" }, { origin: originServer.origin }),
+      404,
+      "site-not-found",
+    );
     const site = await registerSite(service, uniqueSiteId("verify"));
     await start(site, { origin: originServer.origin });
     await service.services.db.site.update({ where: { id: site.siteId }, data: { status: "retiring" } });
@@ -382,11 +432,18 @@ describe("with private origins allowed", () => {
       });
       originServer.forget();
       await expectVerified(site.siteId, originServer.origin);
-      assert.deepEqual(originServer.requests.map((r) => r.path), ["/.well-known/service.json", "/proofs/1", "/proofs/2"]);
+      assert.deepEqual(
+        originServer.requests.map((r) => r.path),
+        ["/.well-known/service.json", "/proofs/1", "/proofs/2"],
+      );
     });
 
     test("refuses a redirect off the origin, even to another port of the same host, and never follows it", async () => {
-      const targets = [`${other.origin}/.well-known/service.json`, `http://localhost:${originServer.port}/.well-known/service.json`, `https://127.0.0.1:${originServer.port}/x`];
+      const targets = [
+        `${other.origin}/.well-known/service.json`,
+        `http://localhost:${originServer.port}/.well-known/service.json`,
+        `https://127.0.0.1:${originServer.port}/x`,
+      ];
       for (const target of targets) {
         other.forget();
         const detail = await failure((_req, res) => res.writeHead(302, { location: target }).end());
@@ -404,7 +461,9 @@ describe("with private origins allowed", () => {
 
     test("refuses a document over 16 KiB, announced or streamed", async () => {
       const big = JSON.stringify({ padding: "x".repeat(17 * 1024) });
-      let detail = await failure((_req, res) => res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(big) }).end(big));
+      let detail = await failure((_req, res) =>
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(big) }).end(big),
+      );
       assert.match(detail, /larger than 16384 bytes/);
       detail = await failure((_req, res) => {
         res.writeHead(200, { "content-type": "application/json" });
@@ -420,7 +479,9 @@ describe("with private origins allowed", () => {
       assert.match(detail, /served as "text\/html", not application\/json/);
       detail = await failure((_req, res) => res.writeHead(200).end("{}"));
       assert.match(detail, /not application\/json/);
-      detail = await failure((_req, res) => res.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end("{not json"));
+      detail = await failure((_req, res) =>
+        res.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end("{not json"),
+      );
       assert.match(detail, /not valid JSON/);
       detail = await failure((_req, res) => res.writeHead(500, { "content-type": "application/json" }).end("{}"));
       assert.match(detail, /answered HTTP 500/);
@@ -527,7 +588,11 @@ describe("the well-known fetch on its own", () => {
       const host = testName("public");
       zone.set(host, { A: ["127.0.0.1"] });
       const origin = `http://${host}:${originServer.port}`;
-      for (const location of [`${target.origin}/.well-known/service.json`, `http://[::1]:${target.port}/`, `http://${host}:${target.port}/`]) {
+      for (const location of [
+        `${target.origin}/.well-known/service.json`,
+        `http://[::1]:${target.port}/`,
+        `http://${host}:${target.port}/`,
+      ]) {
         originServer.serve((_req, res) => res.writeHead(302, { location }).end());
         originServer.forget();
         const check = await checkWellKnown(origin, { siteId: "s", token: "t" }, { resolver: resolver(), refuse });
@@ -544,7 +609,11 @@ describe("the well-known fetch on its own", () => {
   test("a private IP-address origin is never connected to", async () => {
     originServer.serveJson({ site_id: "s", token: "t" });
     originServer.forget();
-    const check = await checkWellKnown(originServer.origin, { siteId: "s", token: "t" }, { resolver: resolver(), refuse: refusedAddress });
+    const check = await checkWellKnown(
+      originServer.origin,
+      { siteId: "s", token: "t" },
+      { resolver: resolver(), refuse: refusedAddress },
+    );
     assert.deepEqual(check, { ok: false, reason: "127.0.0.1 is not a public address (loopback)" });
     assert.equal(originServer.connections, 0);
   });

@@ -30,14 +30,19 @@ test("GET /widget.js: an ETag, 304 on revalidation, immutable when versioned, gz
 
   assert.ok(asset.gzip.length <= WIDGET_BUDGET_GZIP_BYTES, `${asset.gzip.length} bytes gzipped`);
   assert.equal(gunzipSync(asset.gzip).toString(), text);
-  assert.equal((await fetch(`${service.url}/widget.js`, { method: "POST" })).status, 404, "only GET and HEAD: other methods go to the API's routing");
+  assert.equal(
+    (await fetch(`${service.url}/widget.js`, { method: "POST" })).status,
+    404,
+    "only GET and HEAD: other methods go to the API's routing",
+  );
 });
 
 test("GET /client.js is the SDK as one ES module", async () => {
   const { service } = running;
   const source = await (await fetch(`${service.url}/client.js`)).text();
   const sdk = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
-  for (const name of ["CommentsClient", "CommentList", "Identity", "indexedDbKeyStore", "fileKeyStore", "solvePow"]) assert.equal(typeof sdk[name], "function", name);
+  for (const name of ["CommentsClient", "CommentList", "Identity", "indexedDbKeyStore", "fileKeyStore", "solvePow"])
+    assert.equal(typeof sdk[name], "function", name);
   const identity = await sdk.Identity.load("s", sdk.memoryKeyStore());
   assert.match(identity.publicKey, /^[A-Za-z0-9_-]{43}$/);
   // The minified solver still runs as a worker's source.

@@ -1,18 +1,26 @@
 // The widget in headless Chromium against the real service and Synapse, embedded by the demo
 // page from another origin (CORS preflights, Origin checks, the event stream cross-origin):
 // posting, replies, reactions, polls, edits, deletes, live updates between tabs, the identity
-// across reloads, a lost response retried without a duplicate, and text from Matrix accounts
-// that must never run as markup. Screenshots (light and dark) go to test-artifacts/.
+// across reloads, a lost response retried without a duplicate, and HTML from Matrix accounts
+// that must never run (more of it in widget-reading.test.ts). Screenshots (light and dark) go to test-artifacts/.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, HTTPRequest, Page } from "puppeteer-core";
 import { startTestService, uniqueSiteId, eventually, type TestService } from "../support/harness.ts";
 import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVICE_PORT } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { find, inWidget, launchBrowser, openWidget, screenshot, waitInWidget } from "../support/browser.ts";
+import {
+  demoPageClient,
+  find,
+  inWidget,
+  launchBrowser,
+  openWidget,
+  screenshot,
+  waitInWidget,
+} from "../support/browser.ts";
 import { png } from "../support/media-fixtures.ts";
 import { startDemoServer } from "../../src/widget/serve.ts";
-import { CommentsClient, Identity, memoryKeyStore } from "../../src/client/index.ts";
+import type { CommentsClient } from "../../src/client/index.ts";
 
 const enc = encodeURIComponent;
 const site = uniqueSiteId("widget");
@@ -54,13 +62,18 @@ const listed = async () => (await sdk.listComments(slug, { per_page: 100 }, { pe
 
 describe("the widget in a browser", () => {
   before(async () => {
-    demo = await startDemoServer({ apiUrl: `http://127.0.0.1:${TEST_SERVICE_PORT}`, site, page: slug, host: "127.0.0.1", port: 0 });
+    demo = await startDemoServer({
+      apiUrl: `http://127.0.0.1:${TEST_SERVICE_PORT}`,
+      site,
+      page: slug,
+      host: "127.0.0.1",
+      port: 0,
+    });
     service = await startTestService({ sites: { [site]: { origins: [demo.url] } } });
     browser = await launchBrowser();
     secondVisitor = await browser.createBrowserContext();
     // Site writes need the site's Origin, which a browser would send.
-    const fromDemo: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: demo.url } });
-    sdk = new CommentsClient({ baseUrl: service.url, site, identity: await Identity.load(site, memoryKeyStore()), fetch: fromDemo });
+    sdk = await demoPageClient(service.url, site, demo.url);
   });
 
   after(async () => {
@@ -79,7 +92,10 @@ describe("the widget in a browser", () => {
     );
     await waitInWidget(tabA, (root) => root.textContent!.includes("No comments yet"));
     // Cross-origin QUERY: the preflight, then the read; nothing else before the paint.
-    assert.deepEqual(reads.slice(0, 2).sort(), [`OPTIONS /api/v1/sites/${site}/pages/${slug}/comments`, `QUERY /api/v1/sites/${site}/pages/${slug}/comments`]);
+    assert.deepEqual(reads.slice(0, 2).sort(), [
+      `OPTIONS /api/v1/sites/${site}/pages/${slug}/comments`,
+      `QUERY /api/v1/sites/${site}/pages/${slug}/comments`,
+    ]);
     tabB = await openWidget(secondVisitor, demo.url, slug);
     await waitInWidget(tabB, (root) => root.textContent!.includes("Live"));
 
@@ -87,7 +103,9 @@ describe("the widget in a browser", () => {
     await post(tabA, "Hello from tab A");
     await shown(tabA, "Hello from tab A");
     await shown(tabB, "Hello from tab A");
-    const headers = await Promise.all([tabA, tabB].map((tab) => inWidget(tab, (root) => root.querySelector("article header")!.textContent!)));
+    const headers = await Promise.all(
+      [tabA, tabB].map((tab) => inWidget(tab, (root) => root.querySelector("article header")!.textContent!)),
+    );
     assert.match(headers[0]!, /Ada.*\(you\)/, "tab A wrote it");
     assert.match(headers[1]!, /Ada/);
     assert.doesNotMatch(headers[1]!, /\(you\)/, "tab B is another visitor");
@@ -100,7 +118,11 @@ describe("the widget in a browser", () => {
     await tabB.type("matrix-comments >>> form.reply-form textarea", "A reply from tab B");
     await tabB.click("matrix-comments >>> form.reply-form button[type=submit]");
     for (const tab of [tabA, tabB]) {
-      await find(tab, () => commentWith("Hello from tab A")?.querySelector(":scope > ol.replies")?.textContent?.includes("A reply from tab B"));
+      await find(tab, () =>
+        commentWith("Hello from tab A")
+          ?.querySelector(":scope > ol.replies")
+          ?.textContent?.includes("A reply from tab B"),
+      );
     }
     const reply = (await listed()).find((m) => m.content.type === "text" && m.content.body === "A reply from tab B")!;
     const root = (await listed()).find((m) => m.content.type === "text" && m.content.body === "Hello from tab A")!;
@@ -112,17 +134,33 @@ describe("the widget in a browser", () => {
     await clickOn(tabA, "Hello from tab A", "React with 🎉");
     await find(tabA, () => buttonOf("Hello from tab A", "🎉 1")?.getAttribute("aria-pressed") === "true");
     await find(tabB, () => buttonOf("Hello from tab A", "🎉 1")?.getAttribute("aria-pressed") === "false");
-    await eventually(async () => (await listed()).find((m) => m.reactions.some((r) => r.key === "🎉" && r.count === 1)), 20_000, "the reaction in the read model");
+    await eventually(
+      async () => (await listed()).find((m) => m.reactions.some((r) => r.key === "🎉" && r.count === 1)),
+      20_000,
+      "the reaction in the read model",
+    );
 
     await clickOn(tabA, "Hello from tab A", "🎉 1");
-    await tabB.waitForFunction(() => !document.querySelector("matrix-comments")!.shadowRoot!.textContent!.includes("🎉 1"), { timeout: 20_000 });
-    await eventually(async () => (await listed()).every((m) => m.reactions.length === 0), 20_000, "the reaction removed");
+    await tabB.waitForFunction(
+      () => !document.querySelector("matrix-comments")!.shadowRoot!.textContent!.includes("🎉 1"),
+      { timeout: 20_000 },
+    );
+    await eventually(
+      async () => (await listed()).every((m) => m.reactions.length === 0),
+      20_000,
+      "the reaction removed",
+    );
   });
 
   test("a poll: a vote is counted and shown", async () => {
     await sdk.createPoll(slug, { question: "Tea or coffee?", options: ["Tea", "Coffee"], displayName: "Pollster" });
-    await (await find(tabA, () => commentWith("Tea or coffee?")?.querySelector<HTMLElement>(".poll button[aria-label='Coffee: 0 votes']"))).click();
-    for (const tab of [tabA, tabB]) await find(tab, () => commentWith("Tea or coffee?")?.querySelector(".poll button[aria-label='Coffee: 1 vote']"));
+    await (
+      await find(tabA, () =>
+        commentWith("Tea or coffee?")?.querySelector<HTMLElement>(".poll button[aria-label='Coffee: 0 votes']"),
+      )
+    ).click();
+    for (const tab of [tabA, tabB])
+      await find(tab, () => commentWith("Tea or coffee?")?.querySelector(".poll button[aria-label='Coffee: 1 vote']"));
   });
 
   test("edit and delete one's own comment", async () => {
@@ -137,7 +175,12 @@ describe("the widget in a browser", () => {
     await tabA.keyboard.type("Fixed text");
     await tabA.click("matrix-comments >>> form.reply-form button[type=submit]");
     for (const tab of [tabA, tabB]) {
-      await find(tab, () => commentWith("Fixed text")?.querySelector(":scope > header")?.textContent?.includes("(edited)") && commentWith("Fixed text"));
+      await find(
+        tab,
+        () =>
+          commentWith("Fixed text")?.querySelector(":scope > header")?.textContent?.includes("(edited)") &&
+          commentWith("Fixed text"),
+      );
     }
     assert.equal(await tabB.evaluate(() => buttonOf("Fixed text", "Edit")), null, "another visitor cannot edit it");
 
@@ -164,7 +207,9 @@ describe("the widget in a browser", () => {
       attempts.push({ key: request.headers()["idempotency-key"], body: request.postData() });
       if (attempts.length > 1) return void request.continue();
       // The request reaches the service, but its answer never reaches the browser.
-      void fetch(request.url(), { method: "POST", headers: request.headers(), body: request.postData() }).then(() => request.abort("connectionreset"));
+      void fetch(request.url(), { method: "POST", headers: request.headers(), body: request.postData() }).then(() =>
+        request.abort("connectionreset"),
+      );
     };
     tabA.on("request", intercept);
     await post(tabA, "Only once, please");
@@ -177,14 +222,19 @@ describe("the widget in a browser", () => {
     assert.equal(attempts.length, 2);
     assert.deepEqual(attempts[1], attempts[0], "the retry is the same request");
     await new Promise((r) => setTimeout(r, 1500));
-    assert.equal((await listed()).filter((m) => m.content.type === "text" && m.content.body === "Only once, please").length, 1);
+    assert.equal(
+      (await listed()).filter((m) => m.content.type === "text" && m.content.body === "Only once, please").length,
+      1,
+    );
   });
 
-  test("HTML and javascript: links from a Matrix account are shown as text and never run", async () => {
+  test("HTML from a Matrix account is sanitized, javascript: links and names stay text; nothing runs", async () => {
     const roomId = await resolveAlias(`#_service_${site}_${slug}:localhost`);
     const human = await registerMatrixUser(`widget${Date.now().toString(36)}`);
     await matrixRequest("POST", `/_matrix/client/v3/join/${enc(roomId)}`, human.token, {});
-    await matrixRequest("PUT", `/_matrix/client/v3/profile/${enc(human.userId)}/displayname`, human.token, { displayname: "Mallory <b>bold</b>" });
+    await matrixRequest("PUT", `/_matrix/client/v3/profile/${enc(human.userId)}/displayname`, human.token, {
+      displayname: "Mallory <b>bold</b>",
+    });
     const evil = `<img src=x onerror="window.__xss='img'"> <a href="javascript:window.__xss='link'">click</a>`;
     await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/x1`, human.token, {
       msgtype: "m.text",
@@ -192,27 +242,44 @@ describe("the widget in a browser", () => {
       format: "org.matrix.custom.html",
       formatted_body: evil,
     });
-    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/x2`, human.token, { msgtype: "m.text", body: "javascript:window.__xss='text' and https://example.org/ok" });
-    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/typing/${enc(human.userId)}`, human.token, { typing: true, timeout: 30_000 });
+    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/x2`, human.token, {
+      msgtype: "m.text",
+      body: "javascript:window.__xss='text' and https://example.org/ok",
+    });
+    await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/typing/${enc(human.userId)}`, human.token, {
+      typing: true,
+      timeout: 30_000,
+    });
     for (const tab of [tabA, tabB]) {
-      await shown(tab, "onerror=");
+      // The formatted body, sanitized: the image and the link's javascript: href are gone, its text stays.
+      await shown(tab, "click");
       await shown(tab, "javascript:window.__xss='text'");
-      await waitInWidget(tab, (root) => root.querySelector(".typing")!.textContent!.includes("Mallory <b>bold</b> is typing"));
+      await waitInWidget(tab, (root) =>
+        root.querySelector(".typing")!.textContent!.includes("Mallory <b>bold</b> is typing"),
+      );
     }
     const seen = await inWidget(tabA, (root) => ({
       images: [...root.querySelectorAll("article .body img")].map((i) => i.getAttribute("src")),
       links: [...root.querySelectorAll("a")].map((a) => a.getAttribute("href")),
       bold: root.querySelectorAll("b").length,
-      badge: [...root.querySelectorAll("article")].filter((a) => a.textContent!.includes("onerror=")).map((a) => a.querySelector(".badge")?.textContent),
+      sanitizedLink: [...root.querySelectorAll(".body.html a")].map((a) => a.getAttributeNames()),
+      badge: [...root.querySelectorAll("article")]
+        .filter((a) => a.querySelector(":scope > .body")!.textContent!.trim() === "click")
+        .map((a) => a.querySelector(".badge")?.textContent),
     }));
     assert.deepEqual(seen.images, [], "no image from the HTML");
     assert.deepEqual(seen.bold, 0);
-    assert.ok(seen.links.every((href) => href === null || /^https?:/.test(href)), `only http(s) links: ${seen.links.join(" ")}`);
+    assert.deepEqual(seen.sanitizedLink, [[]], "the javascript: link keeps no attribute");
+    assert.ok(
+      seen.links.every((href) => href === null || /^https?:/.test(href) || href.startsWith("#comment-")),
+      `only http(s) links and permalinks: ${seen.links.join(" ")}`,
+    );
     assert.ok(seen.links.includes("https://example.org/ok"), "plain URLs are links");
     assert.deepEqual(seen.badge, ["Matrix"], "a Matrix account's comment is marked");
     // Clicking the would-be link runs nothing either.
     await (await find(tabA, () => commentWith("click")?.querySelector(":scope > .body"))).click();
-    for (const tab of [tabA, tabB]) assert.equal(await tab.evaluate(() => (window as unknown as { __xss?: string }).__xss ?? null), null);
+    for (const tab of [tabA, tabB])
+      assert.equal(await tab.evaluate(() => (window as unknown as { __xss?: string }).__xss ?? null), null);
   });
 
   test("media, locations and stickers are shown; long pages are paginated", async () => {
@@ -225,21 +292,41 @@ describe("the widget in a browser", () => {
     const stickers = await fetch(`${service.url}/api/v1/operator/sites/${site}/packs/cats/stickers`, {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ shortcode: "cat", url: content_uri, body: "A cat sticker", info: { w: 64, h: 64, mimetype: "image/png" } }),
+      body: JSON.stringify({
+        shortcode: "cat",
+        url: content_uri,
+        body: "A cat sticker",
+        info: { w: 64, h: 64, mimetype: "image/png" },
+      }),
     });
     assert.equal(stickers.status, 200);
-    await sdk.postMedia(slug, new Uint8Array(png(120, 80)), { mime: "image/png", filename: "photo.png", caption: "A photo", displayName: "Grace" });
+    await sdk.postMedia(slug, new Uint8Array(png(120, 80)), {
+      mime: "image/png",
+      filename: "photo.png",
+      caption: "A photo",
+      displayName: "Grace",
+    });
     await sdk.postLocation(slug, { geoUri: "geo:52.52,13.405", description: "Berlin", displayName: "Grace" });
     await sdk.postComment(slug, { media: { kind: "sticker", url: content_uri }, displayName: "Grace" });
     await tabA.waitForSelector(`matrix-comments >>> img.media[alt="A photo"]`, { timeout: 20_000 });
     await tabA.waitForSelector(`matrix-comments >>> img.sticker[alt="A cat sticker"]`, { timeout: 20_000 });
     await shown(tabA, "Berlin");
-    await tabA.waitForFunction(() => [...document.querySelector("matrix-comments")!.shadowRoot!.querySelectorAll("img")].every((img) => img.complete && img.naturalWidth > 0), { timeout: 20_000 });
+    await tabA.waitForFunction(
+      () =>
+        [...document.querySelector("matrix-comments")!.shadowRoot!.querySelectorAll("img")].every(
+          (img) => img.complete && img.naturalWidth > 0,
+        ),
+      { timeout: 20_000 },
+    );
 
     await screenshot(tabA, "widget-light");
     await tabA.evaluate(() => document.querySelector("matrix-comments")!.setAttribute("theme", "dark"));
     await screenshot(tabA, "widget-dark");
-    assert.equal(await inWidget(tabA, (root) => getComputedStyle(root.host).backgroundColor), "rgb(21, 24, 30)", "the dark theme's background");
+    assert.equal(
+      await inWidget(tabA, (root) => getComputedStyle(root.host).backgroundColor),
+      "rgb(21, 24, 30)",
+      "the dark theme's background",
+    );
 
     // Pagination: the same page with two comments per page.
     await tabB.evaluate(() => {
@@ -247,7 +334,10 @@ describe("the widget in a browser", () => {
       widget.setAttribute("per-page", "2");
       widget.replaceWith(widget.cloneNode());
     });
-    await waitInWidget(tabB, (root) => root.querySelectorAll("ol:not(.replies) > li").length > 0 && root.querySelector("button.more") !== null);
+    await waitInWidget(
+      tabB,
+      (root) => root.querySelectorAll("ol:not(.replies) > li").length > 0 && root.querySelector("button.more") !== null,
+    );
     const first = await inWidget(tabB, (root) => root.querySelectorAll("article").length);
     await tabB.click("matrix-comments >>> button.more");
     await waitInWidget(tabB, (root, n) => root.querySelectorAll("article").length > n, 20_000, first);
@@ -260,7 +350,13 @@ describe("the widget in a browser", () => {
     await tabB.keyboard.press("Enter");
     await tabB.keyboard.up("Control");
     await shown(tabA, "Sent from the keyboard");
-    const labels = await inWidget(tabA, (root) => [...root.querySelectorAll("button")].filter((b) => !(b.textContent ?? "").trim() && !b.getAttribute("aria-label")).length);
+    const labels = await inWidget(
+      tabA,
+      (root) =>
+        [...root.querySelectorAll("button")].filter(
+          (b) => !(b.textContent ?? "").trim() && !b.getAttribute("aria-label"),
+        ).length,
+    );
     assert.equal(labels, 0, "every button has a name");
   });
 });

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { apiRoutes } from "../../src/app/api-document.ts";
-import { signatureArrays } from "../support/signature-arrays.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
@@ -36,34 +36,70 @@ type Build = (v: Visitor, site: string, t: { comment: string; poll: string }) =>
 
 /** The request with another author_signature, wherever the route carries its proof. */
 const withSignature = ({ path, body }: Built, signature: string): Built =>
-  body === undefined || Buffer.isBuffer(body) ? { path: path.replace(/author_signature=[^&]*/, `author_signature=${signature}`), body } : { path, body: { ...body, author_signature: signature } };
+  body === undefined || Buffer.isBuffer(body)
+    ? { path: path.replace(/author_signature=[^&]*/, `author_signature=${signature}`), body }
+    : { path, body: { ...body, author_signature: signature } };
 
 /** Uploads differ in their bytes, so two requests never share an idempotency fingerprint. */
 let uploads = 0;
 
 const page = (site: string) => `/api/v1/sites/${site}/pages/${PAGE}`;
 const BUILDERS: Record<string, Build> = {
-  postComment: async (v, site, t) => ({ path: `${page(site)}/comments`, body: await v.commentBody(site, PAGE, "hello", { reply_to: t.comment }) }),
+  postComment: async (v, site, t) => ({
+    path: `${page(site)}/comments`,
+    body: await v.commentBody(site, PAGE, "hello", { reply_to: t.comment }),
+  }),
   editComment: async (v, site, t) => ({
     path: `${page(site)}/comments/${enc(t.comment)}`,
-    body: { content: "edited", ...(await v.proof((ch) => signatureArrays.editComment(site, PAGE, t.comment, "edited", ch))) },
+    body: {
+      content: "edited",
+      ...(await v.proof((ch) => signatureArrays.editComment(site, PAGE, t.comment, "edited", ch))),
+    },
   }),
   editCommentByBody: async (v, site, t) => ({
     path: `${page(site)}/comments`,
-    body: { comment_id: t.comment, content: "edited", ...(await v.proof((ch) => signatureArrays.editComment(site, PAGE, t.comment, "edited", ch))) },
+    body: {
+      comment_id: t.comment,
+      content: "edited",
+      ...(await v.proof((ch) => signatureArrays.editComment(site, PAGE, t.comment, "edited", ch))),
+    },
   }),
-  deleteComment: async (v, site, t) => ({ path: `${page(site)}/comments/${enc(t.comment)}`, body: await v.proof((ch) => signatureArrays.deleteComment(site, PAGE, t.comment, ch)) }),
-  deleteCommentByQuery: async (v, site, t) => ({ path: `${page(site)}/comments?comment_id=${enc(t.comment)}`, body: await v.proof((ch) => signatureArrays.deleteComment(site, PAGE, t.comment, ch)) }),
-  addReaction: async (v, site, t) => ({ path: `${page(site)}/comments/${enc(t.comment)}/reactions`, body: { key: "👍", ...(await v.proof((ch) => signatureArrays.react(site, PAGE, t.comment, "👍", ch))) } }),
-  removeReaction: async (v, site, t) => ({ path: `${page(site)}/comments/${enc(t.comment)}/reactions/${enc("👍")}`, body: await v.proof((ch) => signatureArrays.unreact(site, PAGE, t.comment, "👍", ch)) }),
+  deleteComment: async (v, site, t) => ({
+    path: `${page(site)}/comments/${enc(t.comment)}`,
+    body: await v.proof((ch) => signatureArrays.deleteComment(site, PAGE, t.comment, ch)),
+  }),
+  deleteCommentByQuery: async (v, site, t) => ({
+    path: `${page(site)}/comments?comment_id=${enc(t.comment)}`,
+    body: await v.proof((ch) => signatureArrays.deleteComment(site, PAGE, t.comment, ch)),
+  }),
+  addReaction: async (v, site, t) => ({
+    path: `${page(site)}/comments/${enc(t.comment)}/reactions`,
+    body: { key: "👍", ...(await v.proof((ch) => signatureArrays.react(site, PAGE, t.comment, "👍", ch))) },
+  }),
+  removeReaction: async (v, site, t) => ({
+    path: `${page(site)}/comments/${enc(t.comment)}/reactions/${enc("👍")}`,
+    body: await v.proof((ch) => signatureArrays.unreact(site, PAGE, t.comment, "👍", ch)),
+  }),
   createPoll: async (v, site, t) => ({
     path: `${page(site)}/polls`,
-    body: { question: "Q?", options: ["a", "b"], reply_to: t.comment, ...(await v.proof((ch) => signatureArrays.createPoll(site, PAGE, "Q?", ["a", "b"], 1, t.comment, null, ch))) },
+    body: {
+      question: "Q?",
+      options: ["a", "b"],
+      reply_to: t.comment,
+      ...(await v.proof((ch) => signatureArrays.createPoll(site, PAGE, "Q?", ["a", "b"], 1, t.comment, null, ch))),
+    },
   }),
-  vote: async (v, site, t) => ({ path: `${page(site)}/polls/${enc(t.poll)}/votes`, body: { option_id: "0", ...(await v.proof((ch) => signatureArrays.vote(site, PAGE, t.poll, "0", ch))) } }),
+  vote: async (v, site, t) => ({
+    path: `${page(site)}/polls/${enc(t.poll)}/votes`,
+    body: { option_id: "0", ...(await v.proof((ch) => signatureArrays.vote(site, PAGE, t.poll, "0", ch))) },
+  }),
   postLocation: async (v, site, t) => ({
     path: `${page(site)}/location`,
-    body: { geo_uri: "geo:1,2", reply_to: t.comment, ...(await v.proof((ch) => signatureArrays.locate(site, PAGE, "geo:1,2", t.comment, null, ch))) },
+    body: {
+      geo_uri: "geo:1,2",
+      reply_to: t.comment,
+      ...(await v.proof((ch) => signatureArrays.locate(site, PAGE, "geo:1,2", t.comment, null, ch))),
+    },
   }),
   uploadMedia: async (v, site) => v.uploadRequest(site, PAGE, png(1 + ++uploads, 1), "image/png", "p.png"),
   uploadAvatar: async (v, site) => v.avatarRequest(site, png(1 + ++uploads, 1), "image/png"),
@@ -83,8 +119,17 @@ describe("every visitor-write route refuses with each code it declares", () => {
   let fresh: () => Promise<string>;
   let key = 0;
 
-  const send = (v: Visitor, route: (typeof writeRoutes)[number], path: string, body: unknown, headers: Record<string, string> = {}) =>
-    v.send(route.method, path, body, { ...(route.idempotencyKey ? { "idempotency-key": `k-${++key}` } : {}), ...headers });
+  const send = (
+    v: Visitor,
+    route: (typeof writeRoutes)[number],
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    v.send(route.method, path, body, {
+      ...(route.idempotencyKey ? { "idempotency-key": `k-${++key}` } : {}),
+      ...headers,
+    });
 
   async function expectCode(res: Response, status: number, code: string, what: string) {
     const body = (await res.json().catch(() => null)) as { code?: string } | null;
@@ -93,31 +138,80 @@ describe("every visitor-write route refuses with each code it declares", () => {
 
   before(async () => {
     service = await startTestService({
-      sites: { [SITE]: { origins: [TEST_ORIGIN] }, [STRICT]: { origins: [TEST_ORIGIN], secret: SECRET }, [RETIRED]: { origins: [TEST_ORIGIN] } },
+      sites: {
+        [SITE]: { origins: [TEST_ORIGIN] },
+        [STRICT]: { origins: [TEST_ORIGIN], secret: SECRET },
+        [RETIRED]: { origins: [TEST_ORIGIN] },
+      },
     });
     await service.services.db.site.update({ where: { id: RETIRED }, data: { status: "retiring" } });
     alice = new Visitor(service.url, TEST_ORIGIN);
     bob = new Visitor(service.url, TEST_ORIGIN);
     const list = async () => (await listComments(service, SITE, PAGE, { per_page: 100 })).data;
     const posted = async (res: Response) => (await whenListed(res, list, "a target")).event_id as string;
-    const comment = await posted(await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "target"), { "idempotency-key": "t1" }));
-    const poll = await posted(await alice.send("POST", `${page(SITE)}/polls`, { question: "P?", options: ["x", "y"], ...(await alice.proof((ch) => signatureArrays.createPoll(SITE, PAGE, "P?", ["x", "y"], 1, null, null, ch))) }, { "idempotency-key": "t2" }));
-    const redacted = await posted(await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "doomed"), { "idempotency-key": "t3" }));
-    const del = await alice.send("DELETE", `${page(SITE)}/comments/${enc(redacted)}`, await alice.proof((ch) => signatureArrays.deleteComment(SITE, PAGE, redacted, ch)), { "idempotency-key": "t4" });
+    const comment = await posted(
+      await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "target"), {
+        "idempotency-key": "t1",
+      }),
+    );
+    const poll = await posted(
+      await alice.send(
+        "POST",
+        `${page(SITE)}/polls`,
+        {
+          question: "P?",
+          options: ["x", "y"],
+          ...(await alice.proof((ch) => signatureArrays.createPoll(SITE, PAGE, "P?", ["x", "y"], 1, null, null, ch))),
+        },
+        { "idempotency-key": "t2" },
+      ),
+    );
+    const redacted = await posted(
+      await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "doomed"), {
+        "idempotency-key": "t3",
+      }),
+    );
+    const del = await alice.send(
+      "DELETE",
+      `${page(SITE)}/comments/${enc(redacted)}`,
+      await alice.proof((ch) => signatureArrays.deleteComment(SITE, PAGE, redacted, ch)),
+      { "idempotency-key": "t4" },
+    );
     assert.equal(del.status, 202);
-    await eventually(async () => (await list()).find((m) => m.event_id === redacted && m.status === "redacted"), 30_000, "the redacted target");
+    await eventually(
+      async () => (await list()).find((m) => m.event_id === redacted && m.status === "redacted"),
+      30_000,
+      "the redacted target",
+    );
     const roomId = (await list())[0].room_id as string;
     const user = await registerMatrixUser(`refusal${Math.random().toString(36).slice(2, 8)}`);
     await matrixRequest("POST", `/_matrix/client/v3/join/${enc(roomId)}`, user.token, {});
-    const sent = await matrixRequest<{ event_id: string }>("PUT", `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/n1`, user.token, { msgtype: "m.text", body: "native" });
-    await eventually(async () => (await list()).find((m) => m.event_id === sent.event_id), 30_000, "the Matrix-native target");
+    const sent = await matrixRequest<{ event_id: string }>(
+      "PUT",
+      `/_matrix/client/v3/rooms/${enc(roomId)}/send/m.room.message/n1`,
+      user.token,
+      { msgtype: "m.text", body: "native" },
+    );
+    await eventually(
+      async () => (await list()).find((m) => m.event_id === sent.event_id),
+      30_000,
+      "the Matrix-native target",
+    );
     targets = { comment, poll, redacted, native: sent.event_id };
-    fresh = async () => posted(await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "fresh"), { "idempotency-key": `f-${++key}` }));
+    fresh = async () =>
+      posted(
+        await alice.post(`${page(SITE)}/comments`, await alice.commentBody(SITE, PAGE, "fresh"), {
+          "idempotency-key": `f-${++key}`,
+        }),
+      );
   });
   after(() => service?.stop());
 
   test("the table's visitor-write routes all have a request builder here", () => {
-    assert.deepEqual(writeRoutes.map((r) => r.operationId).filter((id) => !BUILDERS[id]), []);
+    assert.deepEqual(
+      writeRoutes.map((r) => r.operationId).filter((id) => !BUILDERS[id]),
+      [],
+    );
   });
 
   for (const route of writeRoutes) {
@@ -131,29 +225,78 @@ describe("every visitor-write route refuses with each code it declares", () => {
       {
         // Without a body, without its content: a route without one, without the proof in its query.
         const { path } = await build(alice, SITE, base);
-        const empty = route.rawBody ? { path, body: Buffer.alloc(0) } : route.body ? { path, body: {} } : { path: path.split("?")[0]!, body: undefined };
+        const empty = route.rawBody
+          ? { path, body: Buffer.alloc(0) }
+          : route.body
+            ? { path, body: {} }
+            : { path: path.split("?")[0]!, body: undefined };
         await expectCode(await send(alice, route, empty.path, empty.body), 400, "validation-error", "an empty body");
       }
       if (route.idempotencyKey) {
         const { path, body } = await build(alice, SITE, base);
-        await expectCode(await alice.send(route.method, path, body), 400, "idempotency-key-required", "no Idempotency-Key");
-        await expectCode(await alice.send(route.method, path, body, { "idempotency-key": "not valid" }), 400, "invalid-idempotency-key", "a key with a space");
+        await expectCode(
+          await alice.send(route.method, path, body),
+          400,
+          "idempotency-key-required",
+          "no Idempotency-Key",
+        );
+        await expectCode(
+          await alice.send(route.method, path, body, { "idempotency-key": "not valid" }),
+          400,
+          "invalid-idempotency-key",
+          "a key with a space",
+        );
       }
       if (route.auth === "site-write") {
         const { path, body } = await build(alice, SITE, base);
-        await expectCode(await send(new Visitor(service.url, "https://evil.example"), route, path, body), 403, "origin-not-allowed", "a foreign Origin");
+        await expectCode(
+          await send(new Visitor(service.url, "https://evil.example"), route, path, body),
+          403,
+          "origin-not-allowed",
+          "a foreign Origin",
+        );
         const strict = await build(alice, STRICT, base);
-        await expectCode(await send(alice, route, strict.path, strict.body), 403, "signature-required", "no HMAC headers on a secret-mode site");
+        await expectCode(
+          await send(alice, route, strict.path, strict.body),
+          403,
+          "signature-required",
+          "no HMAC headers on a secret-mode site",
+        );
         const timestamp = String(Math.floor(Date.now() / 1000));
-        const signature = signRequest("wrong-secret", { method: route.method, target: strict.path, body: Buffer.from(JSON.stringify(strict.body)), timestamp });
+        const signature = signRequest("wrong-secret", {
+          method: route.method,
+          target: strict.path,
+          body: Buffer.from(JSON.stringify(strict.body)),
+          timestamp,
+        });
         const hmac = { "x-service-timestamp": timestamp, "x-service-signature": signature };
-        await expectCode(await send(alice, route, strict.path, strict.body, hmac), 403, "invalid-request-signature", "an HMAC with the wrong secret");
+        await expectCode(
+          await send(alice, route, strict.path, strict.body, hmac),
+          403,
+          "invalid-request-signature",
+          "an HMAC with the wrong secret",
+        );
       }
       {
         const { path, body } = withSignature(await build(alice, SITE, base), alice.sign(["something else"]));
-        await expectCode(await send(alice, route, path, body), 403, "invalid-signature", "a signature over another array");
+        await expectCode(
+          await send(alice, route, path, body),
+          403,
+          "invalid-signature",
+          "a signature over another array",
+        );
       }
-      await expectCode(await send(alice, route, (await build(alice, uniqueSiteId("nowhere"), base)).path, (await build(alice, uniqueSiteId("nowhere"), base)).body), 404, "site-not-found", "an unknown site");
+      await expectCode(
+        await send(
+          alice,
+          route,
+          (await build(alice, uniqueSiteId("nowhere"), base)).path,
+          (await build(alice, uniqueSiteId("nowhere"), base)).body,
+        ),
+        404,
+        "site-not-found",
+        "an unknown site",
+      );
       const retired = await build(alice, RETIRED, base);
       await expectCode(await send(alice, route, retired.path, retired.body), 410, "site-retired", "a retiring site");
       assert.equal(await queued(), before, "no refused request queued anything");
@@ -196,7 +339,12 @@ describe("every visitor-write route refuses with each code it declares", () => {
       await expectCode(await send(alice, route, ok.path, ok.body), 403, "invalid-PoW", "a spent challenge");
       if (route.idempotencyKey) {
         const other = await build(alice, SITE, base);
-        await expectCode(await alice.send(route.method, other.path, other.body, keyHeader), 409, "idempotency-key-reused", "the key with another request");
+        await expectCode(
+          await alice.send(route.method, other.path, other.body, keyHeader),
+          409,
+          "idempotency-key-reused",
+          "the key with another request",
+        );
       }
     });
   }

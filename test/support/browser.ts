@@ -1,9 +1,11 @@
 // Headless Chromium (Debian's /usr/bin/chromium, or CHROMIUM_PATH) driven by puppeteer-core,
 // for tests of the widget as a visitor's browser runs it. Screenshots go to test-artifacts/
 // (gitignored), which outlives the test work directory.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from "puppeteer-core";
+import { CommentsClient, Identity, memoryKeyStore } from "../../src/client/index.ts";
 
 export const ARTIFACTS_DIR = resolve(import.meta.dirname, "../../test-artifacts");
 
@@ -35,13 +37,26 @@ window.buttonOf = (text, label) => [...(commentWith(text)?.querySelectorAll(":sc
 `;
 
 /** Waits until `fn` (run in the page) returns something truthy; returns it as an element handle (click it). */
-export async function find<A extends unknown[]>(page: Page, fn: (...args: A) => unknown, ...args: A): Promise<ElementHandle<Element>> {
-  const handle = await page.waitForFunction(fn as (...a: unknown[]) => unknown, { timeout: 20_000, polling: 100 }, ...args);
+export async function find<A extends unknown[]>(
+  page: Page,
+  fn: (...args: A) => unknown,
+  ...args: A
+): Promise<ElementHandle<Element>> {
+  const handle = await page.waitForFunction(
+    fn as (...a: unknown[]) => unknown,
+    { timeout: 20_000, polling: 100 },
+    ...args,
+  );
   return handle.asElement() as ElementHandle<Element>;
 }
 
 /** A new tab with the demo page of `slug` open and its widget rendered; `prepare` runs before the page loads. */
-export async function openWidget(context: Browser | BrowserContext, demoUrl: string, slug: string, prepare?: (page: Page) => void): Promise<Page> {
+export async function openWidget(
+  context: Browser | BrowserContext,
+  demoUrl: string,
+  slug: string,
+  prepare?: (page: Page) => void,
+): Promise<Page> {
   const page = await context.newPage();
   prepare?.(page);
   await page.setViewport({ width: 800, height: 900 });
@@ -53,7 +68,11 @@ export async function openWidget(context: Browser | BrowserContext, demoUrl: str
 }
 
 /** Evaluates `fn` with the widget's shadow root. */
-export function inWidget<T, A extends unknown[]>(page: Page, fn: (root: ShadowRoot, ...args: A) => T, ...args: A): Promise<Awaited<T>> {
+export function inWidget<T, A extends unknown[]>(
+  page: Page,
+  fn: (root: ShadowRoot, ...args: A) => T,
+  ...args: A
+): Promise<Awaited<T>> {
   return page.evaluate(
     (source: string, ...rest: unknown[]) => {
       const root = document.querySelector("matrix-comments")!.shadowRoot!;
@@ -65,7 +84,12 @@ export function inWidget<T, A extends unknown[]>(page: Page, fn: (root: ShadowRo
 }
 
 /** Waits until `fn` (run with the widget's shadow root) returns something truthy, and returns it. */
-export async function waitInWidget<A extends unknown[]>(page: Page, fn: (root: ShadowRoot, ...args: A) => unknown, timeout = 20_000, ...args: A): Promise<void> {
+export async function waitInWidget<A extends unknown[]>(
+  page: Page,
+  fn: (root: ShadowRoot, ...args: A) => unknown,
+  timeout = 20_000,
+  ...args: A
+): Promise<void> {
   await page.waitForFunction(
     (source: string, ...rest: unknown[]) => {
       const root = document.querySelector("matrix-comments")?.shadowRoot;
@@ -77,10 +101,79 @@ export async function waitInWidget<A extends unknown[]>(page: Page, fn: (root: S
   );
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** A screenshot of the widget (or of the whole page, `element` null) into test-artifacts/<name>.png. */
+export async function screenshot(
+  page: Page,
+  name: string,
+  element: string | null = "matrix-comments",
+): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const path = join(ARTIFACTS_DIR, `${name}.png`);
-  const element = await page.$("matrix-comments");
-  await element!.screenshot({ path });
+  if (element === null) await page.screenshot({ path, fullPage: true });
+  else await (await page.$(element))!.screenshot({ path });
   return path;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * axe-core's WCAG 2.1 A and AA violations in the element `selector` names (the widget, its
+ * shadow root included, by default): id, help and the offending nodes. axe is evaluated through
+ * the DevTools protocol, which a page's CSP (the desk's forbids inline script) does not govern.
+ */
+export async function axeViolations(
+  page: Page,
+  selector = "matrix-comments",
+): Promise<Array<{ id: string; help: string; nodes: string[] }>> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (selector) => {
+    const axe = (window as unknown as { axe: typeof import("axe-core") }).axe;
+    const result = await axe.run(document.querySelector(selector)!, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return result.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.html.slice(0, 200)) }));
+  }, selector);
+}
+
+/** The element focused inside the widget (its shadow root's active element), and its outline (visible focus). */
+export function focusedInWidget(
+  page: Page,
+): Promise<{ key: string | null; tag: string; text: string; outline: string } | null> {
+  return page.evaluate(() => {
+    const active = document.querySelector("matrix-comments")?.shadowRoot?.activeElement as HTMLElement | null;
+    if (!active) return null;
+    const style = getComputedStyle(active);
+    return {
+      key: active.dataset.key ?? null,
+      tag: active.tagName.toLowerCase(),
+      text: (active.getAttribute("aria-label") ?? active.textContent ?? "").trim(),
+      outline: `${style.outlineStyle} ${style.outlineWidth}`,
+    };
+  });
+}
+
+/** Presses Tab until `matches` holds for the widget's focused element; at most `limit` presses. */
+export async function tabTo(
+  page: Page,
+  matches: (focused: { key: string | null; tag: string; text: string }) => boolean,
+  limit = 120,
+): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    const focused = await focusedInWidget(page);
+    if (focused && matches(focused)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error(`nothing matching was reached in ${limit} presses of Tab`);
+}
+
+/** The SDK as a visitor on the demo page uses it: a fresh identity, writes sent with the page's Origin (as a browser would). */
+export async function demoPageClient(serviceUrl: string, site: string, demoUrl: string): Promise<CommentsClient> {
+  const fromDemo: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: demoUrl } });
+  return new CommentsClient({
+    baseUrl: serviceUrl,
+    site,
+    identity: await Identity.load(site, memoryKeyStore()),
+    fetch: fromDemo,
+  });
 }

@@ -44,14 +44,17 @@ async function check(method: string, pathname: string, response: Response): Prom
   const streaming = contentType?.startsWith("text/event-stream") ?? false;
   const body = streaming ? null : await response.clone().text();
   if ("operation" in found) {
-    if (log) appendFileSync(log, `${found.operation.operationId} ${response.status}${problemCode(contentType, body)}\n`);
+    if (log)
+      appendFileSync(log, `${found.operation.operationId} ${response.status}${problemCode(contentType, body)}\n`);
     return contract.check(found.operation, response.status, contentType, body);
   }
   // Paths outside the API (GraphQL, the appservice API) and CORS preflights are not in the document.
   if (method === "OPTIONS" || (found.unknown === "path" && !pathname.startsWith("/api/"))) return [];
-  const expected = found.unknown === "path" ? { status: 404, code: "not-found" } : { status: 405, code: "method-not-allowed" };
+  const expected =
+    found.unknown === "path" ? { status: 404, code: "not-found" } : { status: 405, code: "method-not-allowed" };
   const errors = contract.check(null, response.status, contentType, body);
   if (response.status !== expected.status) errors.push(`no operation in the document: expected ${expected.status}`);
-  else if (errors.length === 0 && JSON.parse(body!).code !== expected.code) errors.push(`expected problem code ${expected.code}`);
+  else if (errors.length === 0 && JSON.parse(body!).code !== expected.code)
+    errors.push(`expected problem code ${expected.code}`);
   return errors;
 }

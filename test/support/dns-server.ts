@@ -112,7 +112,8 @@ function ipv6Bytes(address: string): Buffer {
   const words = (part: string | undefined) => (part ? part.split(":").map((w) => parseInt(w, 16)) : []);
   const left = words(head);
   const right = words(tail);
-  const all = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const all =
+    tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
   const bytes = Buffer.alloc(16);
   all.forEach((w, i) => bytes.writeUInt16BE(w, i * 2));
   return bytes;

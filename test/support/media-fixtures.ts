@@ -30,8 +30,30 @@ export function png(width: number, height: number, padding = 0): Buffer {
 
 /** JPEG headers: SOI, JFIF APP0, a baseline SOF0 with the dimensions, EOI. */
 export function jpeg(width: number, height: number): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
-  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  const app0 = Buffer.from([
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ]);
+  const sof = Buffer.from([
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ]);
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof, Buffer.from([0xff, 0xd9])]);
 }
 
@@ -61,21 +83,39 @@ export function wav(samples = 800): Buffer {
   fmt.writeUInt16LE(1, 12);
   fmt.writeUInt16LE(8, 14);
   const data = Buffer.alloc(samples, 0x80);
-  const body = Buffer.concat([Buffer.from("WAVEfmt ", "latin1"), le32(16), fmt, Buffer.from("data", "latin1"), le32(samples), data]);
+  const body = Buffer.concat([
+    Buffer.from("WAVEfmt ", "latin1"),
+    le32(16),
+    fmt,
+    Buffer.from("data", "latin1"),
+    le32(samples),
+    data,
+  ]);
   return Buffer.concat([Buffer.from("RIFF", "latin1"), le32(body.length), body]);
 }
 
 /** An ISO BMFF file: an ftyp box with the brand (isom: video/mp4, "M4A ": audio, "qt  ": QuickTime), and an empty mdat. */
 export function isoMedia(brand: string): Buffer {
-  const ftyp = Buffer.concat([be32(24), Buffer.from("ftyp", "latin1"), Buffer.from(brand, "latin1"), be32(0), Buffer.from(brand, "latin1"), Buffer.from("mp41", "latin1")]);
+  const ftyp = Buffer.concat([
+    be32(24),
+    Buffer.from("ftyp", "latin1"),
+    Buffer.from(brand, "latin1"),
+    be32(0),
+    Buffer.from(brand, "latin1"),
+    Buffer.from("mp41", "latin1"),
+  ]);
   return Buffer.concat([ftyp, be32(8), Buffer.from("mdat", "latin1")]);
 }
 
-export const pdf = (): Buffer => Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n", "latin1");
+export const pdf = (): Buffer =>
+  Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n", "latin1");
 
 export const html = (): Buffer => Buffer.from("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>");
 
-export const svg = (): Buffer => Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>');
+export const svg = (): Buffer =>
+  Buffer.from(
+    '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>',
+  );
 
 function le32(n: number): Buffer {
   const b = Buffer.alloc(4);

@@ -33,12 +33,20 @@ export function assertProblem(res: ReceivedAnswer, status: number, code: string,
 
 /** assertProblem for a fetch Response. */
 export async function expectProblem(res: Response, status: number, code: string, what?: string): Promise<any> {
-  return assertProblem({ status: res.status, header: (name) => res.headers.get(name), body: await res.text() }, status, code, what);
+  return assertProblem(
+    { status: res.status, header: (name) => res.headers.get(name), body: await res.text() },
+    status,
+    code,
+    what,
+  );
 }
 
 /** "<status> <code>" of an answer: refusals compared in one assertion, e.g. in tables of cases. */
 export async function statusAndCode(answer: Response | Answer | Promise<Response | Answer>): Promise<string> {
   const settled = await answer;
-  const { status, body } = settled instanceof Response ? { status: settled.status, body: (await settled.json()) as { code?: string } } : settled;
+  const { status, body } =
+    settled instanceof Response
+      ? { status: settled.status, body: (await settled.json()) as { code?: string } }
+      : settled;
   return `${status} ${body.code}`;
 }

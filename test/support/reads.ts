@@ -14,14 +14,28 @@ export const LISTED_WITHOUT_PUSH_MS = PROJECTION_GAP_CHECK.graceMs + 2 * PROJECT
 export interface CommentPage {
   data: any[];
   meta: any;
+  /** The moderation extensions: pinned comments, closed, the viewer's pending comments. */
+  pinned: any[];
+  closed: boolean;
+  pending: any[];
 }
 
 /**
  * QUERY /api/v1/sites/{site}/pages/{page}/comments with `body` (and extra `headers`), asserting
  * it is 200; the answer.
  */
-export async function listComments(service: { url: string }, siteId: string, page: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<CommentPage> {
-  const res = await fetch(`${service.url}/api/v1/sites/${siteId}/pages/${page}/comments`, { method: "QUERY", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+export async function listComments(
+  service: { url: string },
+  siteId: string,
+  page: string,
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<CommentPage> {
+  const res = await fetch(`${service.url}/api/v1/sites/${siteId}/pages/${page}/comments`, {
+    method: "QUERY",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   assert.equal(res.status, 200, text);
   return JSON.parse(text) as CommentPage;

@@ -13,10 +13,20 @@ import type { RoomEvent } from "../../src/projection/room-event.ts";
 export const T0 = 1_795_000_000_000;
 
 /** A proof block as the service writes it (the projection only reads its submission id). */
-export const proofBlock = (submissionId = "sub-1"): ProofBlock => ({ public_key: "pk", signature: "sig", challenge: "ch", content: "", submission_id: submissionId });
+export const proofBlock = (submissionId = "sub-1"): ProofBlock => ({
+  public_key: "pk",
+  signature: "sig",
+  challenge: "ch",
+  content: "",
+  submission_id: submissionId,
+});
 
 /** One event with fixed ids and timestamp, for tests of how a single event is read. */
-export const oneEvent = (type: string, content: Record<string, unknown> = {}, extra: Partial<RoomEvent> = {}): RoomEvent => ({
+export const oneEvent = (
+  type: string,
+  content: Record<string, unknown> = {},
+  extra: Partial<RoomEvent> = {},
+): RoomEvent => ({
   event_id: "$e:localhost",
   room_id: "!r:localhost",
   sender: "@alice:localhost",
@@ -33,26 +43,62 @@ export const oneEvent = (type: string, content: Record<string, unknown> = {}, ex
 export function roomEvents(roomId: string) {
   const tag = randomBytes(4).toString("hex");
   let n = 0;
-  const next = (sender: string, type: string, content: Record<string, unknown>, extra: Partial<RoomEvent> = {}): RoomEvent => {
+  const next = (
+    sender: string,
+    type: string,
+    content: Record<string, unknown>,
+    extra: Partial<RoomEvent> = {},
+  ): RoomEvent => {
     n++;
-    return { event_id: `$${tag}-${n}`, room_id: roomId, sender, type, origin_server_ts: T0 + n * 1000, content, ...extra };
+    return {
+      event_id: `$${tag}-${n}`,
+      room_id: roomId,
+      sender,
+      type,
+      origin_server_ts: T0 + n * 1000,
+      content,
+      ...extra,
+    };
   };
   return {
     roomId,
     text: (sender: string, body: string, options: { replyTo?: string; threadRoot?: string; proof?: ProofBlock } = {}) =>
-      next(sender, "m.room.message", textMessageContent(body, options.replyTo ?? null, options.threadRoot ?? null, options.proof ?? proofBlock())),
-    edit: (sender: string, target: string, body: string) => next(sender, "m.room.message", editContent(target, body, proofBlock())),
-    reaction: (sender: string, target: string, key: string) => next(sender, "m.reaction", reactionContent(target, key, proofBlock())),
-    poll: (sender: string, question: string, options: string[]) => next(sender, "m.room.message", pollStartContent(question, options, 1, null, null, proofBlock())),
-    vote: (sender: string, poll: string, optionId: string) => next(sender, "m.poll.response", pollResponseContent(poll, optionId, proofBlock())),
+      next(
+        sender,
+        "m.room.message",
+        textMessageContent(
+          body,
+          null,
+          options.replyTo ?? null,
+          options.threadRoot ?? null,
+          options.proof ?? proofBlock(),
+        ),
+      ),
+    edit: (sender: string, target: string, body: string) =>
+      next(sender, "m.room.message", editContent(target, body, null, proofBlock())),
+    reaction: (sender: string, target: string, key: string) =>
+      next(sender, "m.reaction", reactionContent(target, key, proofBlock())),
+    poll: (sender: string, question: string, options: string[]) =>
+      next(sender, "m.room.message", pollStartContent(question, options, 1, null, null, proofBlock())),
+    vote: (sender: string, poll: string, optionId: string) =>
+      next(sender, "m.poll.response", pollResponseContent(poll, optionId, proofBlock())),
     /** Room v11+ shape (`redacts` in content); `legacy` puts it at the top level as older rooms do. */
     redaction: (sender: string, target: string, options: { submissionId?: string; legacy?: boolean } = {}) =>
       options.legacy
         ? next(sender, "m.room.redaction", { reason: "gone" }, { redacts: target })
-        : next(sender, "m.room.redaction", { ...(options.submissionId ? redactionContent(proofBlock(options.submissionId)) : {}), redacts: target }),
+        : next(sender, "m.room.redaction", {
+            ...(options.submissionId ? redactionContent(proofBlock(options.submissionId)) : {}),
+            redacts: target,
+          }),
     member: (userId: string, displayname: string | null, membership = "join") =>
-      next(userId, "m.room.member", { membership, ...(displayname !== null ? { displayname } : {}) }, { state_key: userId }),
-    powerLevels: (sender: string, users: Record<string, number>, redact = 50) => next(sender, "m.room.power_levels", { users, users_default: 0, redact }, { state_key: "" }),
+      next(
+        userId,
+        "m.room.member",
+        { membership, ...(displayname !== null ? { displayname } : {}) },
+        { state_key: userId },
+      ),
+    powerLevels: (sender: string, users: Record<string, number>, redact = 50) =>
+      next(sender, "m.room.power_levels", { users, users_default: 0, redact }, { state_key: "" }),
     name: (sender: string, name: string) => next(sender, "m.room.name", { name }, { state_key: "" }),
     raw: next,
   };
@@ -68,7 +114,12 @@ const [alice, bob, carol, moderator] = ["@alice:localhost", "@bob:localhost", "@
 export function pageHistory(roomId: string, botUserId: string, visitorUserId: string) {
   const room = roomEvents(roomId);
   const power = room.powerLevels(botUserId, { [botUserId]: 100, [moderator]: 50 });
-  const members = [room.member(alice, "Alice"), room.member(bob, "Bob"), room.member(carol, "Carol"), room.member(moderator, "Mod")];
+  const members = [
+    room.member(alice, "Alice"),
+    room.member(bob, "Bob"),
+    room.member(carol, "Carol"),
+    room.member(moderator, "Mod"),
+  ];
   const c1 = room.text(alice, "first");
   const c2 = room.text(bob, "second", { replyTo: c1.event_id });
   const c3 = room.text(carol, "third");

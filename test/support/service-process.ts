@@ -9,8 +9,15 @@ const children = new Set<ChildProcess>();
 after(() => children.forEach((c) => c.kill("SIGKILL")));
 
 /** Starts src/cli/start.ts with `configFile` and waits for its listening line; `output` receives everything it prints. */
-export async function startProcess(configFile: string, extra: string[] = [], output: (chunk: string) => void = () => {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", configFile, ...extra], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+export async function startProcess(
+  configFile: string,
+  extra: string[] = [],
+  output: (chunk: string) => void = () => {},
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts", "--config", configFile, ...extra], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.add(child);
   // What it printed before listening: the error message when it exits instead.
   let printed: string | null = "";

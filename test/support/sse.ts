@@ -17,7 +17,10 @@ export class SseClient {
 
   static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const client = new SseClient();
-    const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: client.controller.signal });
+    const res = await fetch(url, {
+      headers: { accept: "text/event-stream", ...headers },
+      signal: client.controller.signal,
+    });
     client.status = res.status;
     client.headers = res.headers;
     if (res.ok && res.body) void client.pump(res.body);

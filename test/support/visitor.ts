@@ -2,14 +2,17 @@
 import { createHash } from "node:crypto";
 import sodium from "sodium-native";
 import { canonicalMessage } from "../../src/security/author-proof.ts";
-import { signatureArrays } from "./signature-arrays.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
 import { solveChallenge } from "../../src/security/pow.ts";
 
 export class Visitor {
   readonly publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
   private readonly secretKey = Buffer.alloc(sodium.crypto_sign_SECRETKEYBYTES);
 
-  constructor(readonly baseUrl: string, readonly origin: string | null = null) {
+  constructor(
+    readonly baseUrl: string,
+    readonly origin: string | null = null,
+  ) {
     sodium.crypto_sign_keypair(this.publicKey, this.secretKey);
   }
 
@@ -35,7 +38,12 @@ export class Visitor {
     siteId: string,
     pageSlug: string,
     content: string,
-    extra: { reply_to?: string | null; thread_root?: string | null; display_name?: string; challengeFrom?: string } = {},
+    extra: {
+      reply_to?: string | null;
+      thread_root?: string | null;
+      display_name?: string;
+      challengeFrom?: string;
+    } = {},
   ) {
     const { challenge, response } = await this.challenge(extra.challengeFrom);
     const replyTo = extra.reply_to ?? null;
@@ -46,7 +54,9 @@ export class Visitor {
       reply_to: replyTo,
       thread_root: threadRoot,
       author_public_key: this.key,
-      author_signature: this.sign(signatureArrays.postComment(siteId, pageSlug, content, replyTo, threadRoot, challenge)),
+      author_signature: this.sign(
+        signatureArrays.postComment(siteId, pageSlug, content, replyTo, threadRoot, challenge),
+      ),
       challenge_response: response,
     };
   }
@@ -54,7 +64,11 @@ export class Visitor {
   /** The author proof over the array `signed` builds from a fresh challenge prefix. */
   async proof(signed: (challenge: string) => readonly unknown[]) {
     const { challenge, response } = await this.challenge();
-    return { author_public_key: this.key, author_signature: this.sign(signed(challenge)), challenge_response: response };
+    return {
+      author_public_key: this.key,
+      author_signature: this.sign(signed(challenge)),
+      challenge_response: response,
+    };
   }
 
   /** Any write: method, path, JSON body (or raw bytes, as application/octet-stream), the visitor's Origin. */
@@ -62,7 +76,11 @@ export class Visitor {
     const raw = body instanceof Uint8Array;
     return fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { "content-type": raw ? "application/octet-stream" : "application/json", ...(this.origin ? { origin: this.origin } : {}), ...headers },
+      headers: {
+        "content-type": raw ? "application/octet-stream" : "application/json",
+        ...(this.origin ? { origin: this.origin } : {}),
+        ...headers,
+      },
       body: raw ? new Uint8Array(body) : typeof body === "string" ? body : JSON.stringify(body),
     });
   }
@@ -71,10 +89,22 @@ export class Visitor {
    * A signed media upload request for `bytes`: its path with the query (mime, filename, voice
    * and the author proof over the UPLOAD array) and the body.
    */
-  async uploadRequest(siteId: string, pageSlug: string, bytes: Buffer, mime: string, filename: string | null, extra: { voice?: boolean } = {}) {
+  async uploadRequest(
+    siteId: string,
+    pageSlug: string,
+    bytes: Buffer,
+    mime: string,
+    filename: string | null,
+    extra: { voice?: boolean } = {},
+  ) {
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const proof = await this.proof((ch) => signatureArrays.upload(siteId, pageSlug, mime, filename, sha256, ch));
-    const query = new URLSearchParams({ mime, ...(filename !== null ? { filename } : {}), ...(extra.voice ? { voice: "true" } : {}), ...proof });
+    const query = new URLSearchParams({
+      mime,
+      ...(filename !== null ? { filename } : {}),
+      ...(extra.voice ? { voice: "true" } : {}),
+      ...proof,
+    });
     return { path: `/api/v1/sites/${siteId}/pages/${pageSlug}/media?${query}`, body: bytes };
   }
 

@@ -8,8 +8,14 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 test("lanes group items by key, in order of each key's first item, each in arrival order", () => {
   const items = ["a1", "b1", "a2", "c1", "b2", "a3"];
-  assert.deepEqual(lanesOf(items, (item) => item[0]!), [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]]);
-  assert.deepEqual(lanesOf([], (item: string) => item), []);
+  assert.deepEqual(
+    lanesOf(items, (item) => item[0]!),
+    [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]],
+  );
+  assert.deepEqual(
+    lanesOf([], (item: string) => item),
+    [],
+  );
 });
 
 test("lanes run side by side up to the width, each lane's items one after another", async () => {
@@ -30,7 +36,11 @@ test("lanes run side by side up to the width, each lane's items one after anothe
   assert.deepEqual([...finished].sort(), lanes.flat().sort());
   for (const lane of lanes) {
     // An item starts only once the one before it in its lane has finished.
-    for (let i = 1; i < lane.length; i++) assert.ok(finished.indexOf(lane[i - 1]!) < started.indexOf(lane[i]!), `${lane[i]} started before ${lane[i - 1]} finished`);
+    for (let i = 1; i < lane.length; i++)
+      assert.ok(
+        finished.indexOf(lane[i - 1]!) < started.indexOf(lane[i]!),
+        `${lane[i]} started before ${lane[i - 1]} finished`,
+      );
   }
 });
 
@@ -38,12 +48,19 @@ test("a failing lane stops there; the others run to their end before the first f
   const done: string[] = [];
   const failure = new Error("database trouble");
   await assert.rejects(
-    runLanes([["a1", "a2", "a3"], ["b1", "b2", "b3"]], 2, async (item) => {
-      await tick();
-      if (item === "a2") throw failure;
-      if (item === "b3") await tick();
-      done.push(item);
-    }),
+    runLanes(
+      [
+        ["a1", "a2", "a3"],
+        ["b1", "b2", "b3"],
+      ],
+      2,
+      async (item) => {
+        await tick();
+        if (item === "a2") throw failure;
+        if (item === "b3") await tick();
+        done.push(item);
+      },
+    ),
     (err) => err === failure,
   );
   assert.deepEqual(done.sort(), ["a1", "b1", "b2", "b3"]);

@@ -8,7 +8,7 @@ import {
   parseSignature,
   verifySignature,
 } from "../../src/security/author-proof.ts";
-import { signatureArrays } from "../support/signature-arrays.ts";
+import { signatureArrays } from "../../src/contract/signatures.ts";
 
 const SITE = "my-blog";
 const PAGE = "hello-world";
@@ -33,7 +33,7 @@ describe("signatureArrays match the contract table byte for byte", () => {
     ["list personalization", signatureArrays.queryComments(SITE, PAGE), '["QUERY_COMMENTS","my-blog","hello-world"]'],
     [
       "comment post without relations",
-      signatureArrays.postComment(SITE, PAGE, "Hi \"there\" ✓", null, null, CH),
+      signatureArrays.postComment(SITE, PAGE, 'Hi "there" ✓', null, null, CH),
       '["POST_COMMENT","my-blog","hello-world","Hi \\"there\\" ✓",null,null,"Q2hhbGxlbmdl_-0",1]',
     ],
     [
@@ -128,7 +128,10 @@ describe("canonicalMessage", () => {
   });
 
   test("non-ASCII is raw UTF-8, not \\u escapes", () => {
-    assert.equal(canonicalMessage(["é", null, 1]).toString("hex"), Buffer.from('["\u00e9",null,1]', "utf8").toString("hex"));
+    assert.equal(
+      canonicalMessage(["é", null, 1]).toString("hex"),
+      Buffer.from('["\u00e9",null,1]', "utf8").toString("hex"),
+    );
     assert.equal(canonicalMessage(["é"]).toString("hex"), "5b22c3a9225d");
   });
 
@@ -241,7 +244,7 @@ describe("parseAuthorProof", () => {
 
 describe("verifySignature with a real Ed25519 keypair", () => {
   const { publicKey, secretKey } = keypair();
-  const array = signatureArrays.postComment(SITE, PAGE, "Bonjour 👋 \"quoted\"", null, "$root:localhost", CH);
+  const array = signatureArrays.postComment(SITE, PAGE, 'Bonjour 👋 "quoted"', null, "$root:localhost", CH);
   const signature = clientSign(secretKey, [...array]);
 
   test("a client signature over JSON.stringify(array) verifies", () => {
@@ -259,12 +262,12 @@ describe("verifySignature with a real Ed25519 keypair", () => {
   });
 
   test("a tampered message is rejected", () => {
-    const tampered = signatureArrays.postComment(SITE, PAGE, "Bonjour 👋 \"quoted\"!", null, "$root:localhost", CH);
+    const tampered = signatureArrays.postComment(SITE, PAGE, 'Bonjour 👋 "quoted"!', null, "$root:localhost", CH);
     assert.equal(verifySignature(publicKey, signature, tampered), false);
   });
 
   test("swapped relations are rejected", () => {
-    const swapped = signatureArrays.postComment(SITE, PAGE, "Bonjour 👋 \"quoted\"", "$root:localhost", null, CH);
+    const swapped = signatureArrays.postComment(SITE, PAGE, 'Bonjour 👋 "quoted"', "$root:localhost", null, CH);
     assert.equal(verifySignature(publicKey, signature, swapped), false);
   });
 

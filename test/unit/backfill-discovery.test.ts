@@ -10,9 +10,21 @@ import { discoverSites } from "../../src/features/backfill/discovery.ts";
 type State = Array<{ type: string; state_key: string; content: Record<string, unknown> }>;
 
 const names = new MatrixNames("_service_", "hs.example");
-const create = (content: Record<string, unknown> = {}) => ({ type: "m.room.create", state_key: "", content: { room_version: "12", ...content } });
-const alias = (alias: string, alt: string[] = []) => ({ type: "m.room.canonical_alias", state_key: "", content: { alias, alt_aliases: alt } });
-const child = (roomId: string, via = ["hs.example"]) => ({ type: "m.space.child", state_key: roomId, content: { via } });
+const create = (content: Record<string, unknown> = {}) => ({
+  type: "m.room.create",
+  state_key: "",
+  content: { room_version: "12", ...content },
+});
+const alias = (alias: string, alt: string[] = []) => ({
+  type: "m.room.canonical_alias",
+  state_key: "",
+  content: { alias, alt_aliases: alt },
+});
+const child = (roomId: string, via = ["hs.example"]) => ({
+  type: "m.space.child",
+  state_key: roomId,
+  content: { via },
+});
 
 /** The homeserver as the bot sees it: `rooms` joined, any other room unreadable. */
 function homeserver(rooms: Record<string, State>, calls: string[] = []): Homeserver {
@@ -28,7 +40,9 @@ function homeserver(rooms: Record<string, State>, calls: string[] = []): Homeser
       return rooms[roomId];
     },
     resolveAlias: async (alias: string) => {
-      const found = Object.entries(rooms).find(([, state]) => state.some((e) => e.type === "m.room.canonical_alias" && e.content.alias === alias));
+      const found = Object.entries(rooms).find(([, state]) =>
+        state.some((e) => e.type === "m.room.canonical_alias" && e.content.alias === alias),
+      );
       if (!found) throw refused("M_NOT_FOUND", 404);
       return found[0];
     },
@@ -36,11 +50,24 @@ function homeserver(rooms: Record<string, State>, calls: string[] = []): Homeser
 }
 
 const rooms: Record<string, State> = {
-  "!space-blog": [create({ type: "m.space" }), alias("#_service_blog:hs.example"), child("!hello"), child("!named"), child("!old"), child("!gone", [])],
+  "!space-blog": [
+    create({ type: "m.space" }),
+    alias("#_service_blog:hs.example"),
+    child("!hello"),
+    child("!named"),
+    child("!old"),
+    child("!gone", []),
+  ],
   "!space-shop": [create({ type: "m.space" }), alias("#_service_shop:hs.example")],
   // A page upgraded twice: the alias moved to the newest room.
-  "!old": [create({ room_version: "10" }), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!mid" } }],
-  "!mid": [create({ room_version: "11", predecessor: { room_id: "!old" } }), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!new" } }],
+  "!old": [
+    create({ room_version: "10" }),
+    { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!mid" } },
+  ],
+  "!mid": [
+    create({ room_version: "11", predecessor: { room_id: "!old" } }),
+    { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!new" } },
+  ],
   "!new": [create({ predecessor: { room_id: "!mid" } }), alias("#_service_blog_upgraded:hs.example")],
   "!hello": [create(), alias("#_service_blog_hello:hs.example")],
   // A Space child without an alias is known by the name provisioning gave it.
@@ -72,7 +99,11 @@ test("sites are the Spaces with a service alias; pages by alias or a Space child
         },
       ],
     },
-    { siteId: "shop", spaceRoomId: "!space-shop", pages: [{ pageSlug: "cart", rooms: [{ roomId: "!cart", roomVersion: "12" }] }] },
+    {
+      siteId: "shop",
+      spaceRoomId: "!space-shop",
+      pages: [{ pageSlug: "cart", rooms: [{ roomId: "!cart", roomVersion: "12" }] }],
+    },
   ]);
 });
 
@@ -89,11 +120,22 @@ test("rooms are chained by predecessors where a tombstone names a room the bot n
   const partial = {
     ...rooms,
     "!new": [create({ predecessor: { room_id: "!mid" } })],
-    "!mid": [...rooms["!mid"]!.slice(0, 1), { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!unjoined" } }],
+    "!mid": [
+      ...rooms["!mid"]!.slice(0, 1),
+      { type: "m.room.tombstone", state_key: "", content: { replacement_room: "!unjoined" } },
+    ],
     "!old": [...rooms["!old"]!, alias("#_service_blog_upgraded:hs.example")],
   };
   const blog = (await discoverSites(homeserver(partial), null))[0]!;
-  assert.deepEqual(blog.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId), ["!old", "!mid", "!new"], "!new names !mid its predecessor");
+  assert.deepEqual(
+    blog.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId),
+    ["!old", "!mid", "!new"],
+    "!new names !mid its predecessor",
+  );
   const alone = (await discoverSites(homeserver(partial), "blog"))[0]!;
-  assert.deepEqual(alone.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId), ["!old", "!mid"], "one site's run follows links from the Space only");
+  assert.deepEqual(
+    alone.pages.find((p) => p.pageSlug === "upgraded")?.rooms.map((r) => r.roomId),
+    ["!old", "!mid"],
+    "one site's run follows links from the Space only",
+  );
 });

@@ -5,8 +5,24 @@ import assert from "node:assert/strict";
 import { progressPrinter } from "../../src/features/backfill/run.ts";
 import type { RoomReport } from "../../src/features/backfill/backfill.ts";
 
-const space: RoomReport = { siteId: "blog", pageSlug: null, roomId: "!s", role: "space", read: 9, total: 9, error: null };
-const page: RoomReport = { siteId: "blog", pageSlug: "hello", roomId: "!p", role: "active", read: 3, total: 40, error: "502 M_UNKNOWN" };
+const space: RoomReport = {
+  siteId: "blog",
+  pageSlug: null,
+  roomId: "!s",
+  role: "space",
+  read: 9,
+  total: 9,
+  error: null,
+};
+const page: RoomReport = {
+  siteId: "blog",
+  pageSlug: "hello",
+  roomId: "!p",
+  role: "active",
+  read: 3,
+  total: 40,
+  error: "502 M_UNKNOWN",
+};
 
 function run(isTTY: boolean): string {
   let text = "";
@@ -33,7 +49,11 @@ test("not a terminal: one line per room", () => {
 
 test("a terminal: a bar redrawn in place, failures kept above it, a newline at the end", () => {
   const text = run(true);
-  assert.doesNotMatch(text.replace(/\n$/, "").replace("FAILED: 502 M_UNKNOWN\n", ""), /\n/, "one line redrawn, but for the failure");
+  assert.doesNotMatch(
+    text.replace(/\n$/, "").replace("FAILED: 502 M_UNKNOWN\n", ""),
+    /\n/,
+    "one line redrawn, but for the failure",
+  );
   assert.match(text, /\r\x1b\[2K\[\.{30}\] 0\/2 rooms  blog \(space\): 9 events/);
   assert.match(text, /\r\x1b\[2K\[#{15}\.{15}\] 1\/2 rooms  blog\/hello: 3 events/);
   assert.match(text, /\r\x1b\[2Kbackfill: blog\/hello !p FAILED: 502 M_UNKNOWN\n/);

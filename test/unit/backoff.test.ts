@@ -42,11 +42,7 @@ describe("retryDelayMs", () => {
     }
   });
 
-  test(
-    "capped at MAX_RETRY_DELAY_MS even when the base delay exceeds it (queue.retry_base_ms allows up to 1 hour)",
-    {},
-    () => {
-      assert.ok(retryDelayMs(1, 3_600_000, high) <= MAX_RETRY_DELAY_MS);
-    },
-  );
+  test("capped at MAX_RETRY_DELAY_MS even when the base delay exceeds it (queue.retry_base_ms allows up to 1 hour)", {}, () => {
+    assert.ok(retryDelayMs(1, 3_600_000, high) <= MAX_RETRY_DELAY_MS);
+  });
 });

@@ -48,15 +48,24 @@ test("a DM is an unencrypted room of exactly the bot and the sender", () => {
 });
 
 test("a third member, joined or invited, makes a group room", () => {
-  assert.equal(classifyRoom({ encrypted: false, members: [BOT, ALICE, "@bob:example"], botUserId: BOT, sender: ALICE }), "group");
+  assert.equal(
+    classifyRoom({ encrypted: false, members: [BOT, ALICE, "@bob:example"], botUserId: BOT, sender: ALICE }),
+    "group",
+  );
   // The sender is not (or no longer) a member: whatever the bot says there, someone else reads.
-  assert.equal(classifyRoom({ encrypted: false, members: [BOT, "@bob:example"], botUserId: BOT, sender: ALICE }), "group");
+  assert.equal(
+    classifyRoom({ encrypted: false, members: [BOT, "@bob:example"], botUserId: BOT, sender: ALICE }),
+    "group",
+  );
   assert.equal(classifyRoom({ encrypted: false, members: [ALICE], botUserId: BOT, sender: ALICE }), "group");
 });
 
 test("encryption wins over membership", () => {
   assert.equal(classifyRoom({ encrypted: true, members: [BOT, ALICE], botUserId: BOT, sender: ALICE }), "encrypted");
-  assert.equal(classifyRoom({ encrypted: true, members: [BOT, ALICE, "@bob:example"], botUserId: BOT, sender: ALICE }), "encrypted");
+  assert.equal(
+    classifyRoom({ encrypted: true, members: [BOT, ALICE, "@bob:example"], botUserId: BOT, sender: ALICE }),
+    "encrypted",
+  );
 });
 
 const event = (fields: Partial<RoomEvent>): RoomEvent => ({
@@ -78,16 +87,29 @@ test("an invite of the bot goes to the bot, whatever the room", () => {
 test("events of rooms that are not bot rooms go to the page projection", () => {
   assert.equal(routeEvent(event({}), BOT, false), "project");
   assert.equal(routeEvent(event({ sender: BOT }), BOT, false), "project");
-  assert.equal(routeEvent(event({ type: "m.room.member", state_key: ALICE, content: { membership: "join" } }), BOT, false), "project");
+  assert.equal(
+    routeEvent(event({ type: "m.room.member", state_key: ALICE, content: { membership: "join" } }), BOT, false),
+    "project",
+  );
 });
 
 test("in a bot room: messages and memberships are handled, the bot's own events and everything else dropped", () => {
   assert.equal(routeEvent(event({}), BOT, true), "handle");
   assert.equal(routeEvent(event({ type: "m.room.encrypted", content: {} }), BOT, true), "handle");
-  assert.equal(routeEvent(event({ type: "m.room.member", state_key: ALICE, content: { membership: "leave" } }), BOT, true), "handle");
+  assert.equal(
+    routeEvent(event({ type: "m.room.member", state_key: ALICE, content: { membership: "leave" } }), BOT, true),
+    "handle",
+  );
   // The bot's answers (one may carry a new claim token) are never stored.
   assert.equal(routeEvent(event({ sender: BOT, content: { msgtype: "m.notice", body: "token" } }), BOT, true), "drop");
-  assert.equal(routeEvent(event({ type: "m.room.member", sender: BOT, state_key: BOT, content: { membership: "join" } }), BOT, true), "drop");
+  assert.equal(
+    routeEvent(
+      event({ type: "m.room.member", sender: BOT, state_key: BOT, content: { membership: "join" } }),
+      BOT,
+      true,
+    ),
+    "drop",
+  );
   assert.equal(routeEvent(event({ type: "m.reaction", content: {} }), BOT, true), "drop");
   assert.equal(routeEvent(event({ type: "m.room.power_levels", state_key: "", content: {} }), BOT, true), "drop");
 });
@@ -95,10 +117,24 @@ test("in a bot room: messages and memberships are handled, the bot's own events 
 test("claim answers say why a claim was refused, and deliver a transfer's new claim token", () => {
   assert.match(redeemAnswer({ ok: false, reason: "expired" }), /refused.*expired/);
   assert.match(redeemAnswer({ ok: false, reason: "used" }), /refused.*already been used/);
-  const applied = redeemAnswer({ ok: true, siteId: "blog", role: "moderator", pageSlug: "p1", level: 50, newClaimToken: null });
+  const applied = redeemAnswer({
+    ok: true,
+    siteId: "blog",
+    role: "moderator",
+    pageSlug: "p1",
+    level: 50,
+    newClaimToken: null,
+  });
   assert.match(applied, /moderator of page "p1" on site "blog" \(power level 50\)/);
   assert.doesNotMatch(applied, /claim token/);
-  const transfer = redeemAnswer({ ok: true, siteId: "blog", role: "admin", pageSlug: null, level: 100, newClaimToken: "NEW-TOKEN" });
+  const transfer = redeemAnswer({
+    ok: true,
+    siteId: "blog",
+    role: "admin",
+    pageSlug: null,
+    level: 100,
+    newClaimToken: "NEW-TOKEN",
+  });
   assert.match(transfer, /site admin of site "blog"/);
   assert.match(transfer, /\nNEW-TOKEN$/);
 });

@@ -20,20 +20,30 @@ class FakeCounters implements CounterStore {
 
   async consume(key: string, points: number): Promise<RateLimiterRes> {
     this.calls.push(points);
+    // biome-ignore lint/nursery/noMisusedPromises: the gate is a pending promise the test resolves, awaited when set.
     if (this.gate) await this.gate;
     if (this.failing) throw new Error("connection refused");
     let counter = this.counters.get(key);
     if (!counter || counter.expire <= this.now) counter = { consumed: 0, expire: this.now + HOUR_MS };
     counter.consumed += points;
     this.counters.set(key, counter);
-    const res = new RateLimiterRes(Math.max(0, this.points - counter.consumed), counter.expire - this.now, counter.consumed);
+    const res = new RateLimiterRes(
+      Math.max(0, this.points - counter.consumed),
+      counter.expire - this.now,
+      counter.consumed,
+    );
     if (counter.consumed > this.points) throw res;
     return res;
   }
 }
 
 function instance(store: FakeCounters, points: number, fallbackLimit = 2) {
-  return leasedLimiter(store, { name: "g", points, windowSeconds: 3600, fallback: new FixedWindowLimiter({ limit: fallbackLimit, windowSeconds: 3600 }) });
+  return leasedLimiter(store, {
+    name: "g",
+    points,
+    windowSeconds: 3600,
+    fallback: new FixedWindowLimiter({ limit: fallbackLimit, windowSeconds: 3600 }),
+  });
 }
 
 async function takeMany(limiter: ReturnType<typeof instance>, n: number, now = T0): Promise<boolean[]> {
@@ -73,7 +83,11 @@ describe("budget leases", () => {
     assert.equal(count(results), 1000);
     assert.equal(store.calls.length, 100);
     assert.deepEqual(await takeMany(limiter, 5), [false, false, false, false, false]);
-    assert.equal(store.calls.length, 101, "one lease learns the budget is spent; the next requests are refused locally");
+    assert.equal(
+      store.calls.length,
+      101,
+      "one lease learns the budget is spent; the next requests are refused locally",
+    );
   });
 
   test("the last lease takes what is left", async () => {
@@ -112,7 +126,11 @@ describe("budget leases", () => {
     const store = new FakeCounters(6);
     const limiter = instance(store, 6);
     assert.equal(count(await takeMany(limiter, 5)), 5);
-    const results = await Promise.all([limiter.take("client", T0), limiter.take("client", T0), limiter.take("client", T0)]);
+    const results = await Promise.all([
+      limiter.take("client", T0),
+      limiter.take("client", T0),
+      limiter.take("client", T0),
+    ]);
     assert.deepEqual(results, [true, false, false]);
     assert.deepEqual(store.calls.slice(5), [1, 2]);
   });
@@ -137,7 +155,10 @@ describe("budget leases", () => {
     const store = new FakeCounters(1000);
     store.failing = true;
     const limiter = instance(store, 1000, 2);
-    assert.deepEqual(await Promise.all([limiter.take("client", T0), limiter.take("client", T0), limiter.take("client", T0)]), [true, true, false]);
+    assert.deepEqual(
+      await Promise.all([limiter.take("client", T0), limiter.take("client", T0), limiter.take("client", T0)]),
+      [true, true, false],
+    );
     store.failing = false;
     assert.equal(await limiter.take("client", T0), true, "the store is asked again once it answers");
   });

@@ -12,7 +12,12 @@ describe("canonicalIp", () => {
     assert.equal(canonicalIp("192.0.2.1"), "192.0.2.1");
   });
   test("every spelling of an IPv4-mapped address is the IPv4 address", () => {
-    for (const mapped of ["::ffff:7f00:1", "::FFFF:7F00:0001", "0:0:0:0:0:ffff:127.0.0.1", "0000:0000:0000:0000:0000:ffff:7f00:0001"]) {
+    for (const mapped of [
+      "::ffff:7f00:1",
+      "::FFFF:7F00:0001",
+      "0:0:0:0:0:ffff:127.0.0.1",
+      "0000:0000:0000:0000:0000:ffff:7f00:0001",
+    ]) {
       assert.equal(canonicalIp(mapped), "127.0.0.1", mapped);
     }
   });
@@ -28,7 +33,18 @@ describe("canonicalIp", () => {
     assert.equal(canonicalIp("64:ff9b::192.0.2.1"), "64:ff9b::c000:201");
   });
   test("non-addresses are null", () => {
-    for (const bad of ["", "garbage", "[::1]", "::1]", "1.2.3.4:80", "010.0.0.1", "1.2.3", "1::2::3", "fe80::1%", " 1.2.3.4"]) {
+    for (const bad of [
+      "",
+      "garbage",
+      "[::1]",
+      "::1]",
+      "1.2.3.4:80",
+      "010.0.0.1",
+      "1.2.3",
+      "1::2::3",
+      "fe80::1%",
+      " 1.2.3.4",
+    ]) {
       assert.equal(canonicalIp(bad), null, bad);
     }
   });
@@ -48,10 +64,26 @@ describe("TrustedProxies presets", () => {
 
   test("private", () => {
     const t = new TrustedProxies(["private"]);
-    for (const ip of ["10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.255", "192.168.1.1", "fd00::1", "fc00::1"]) {
+    for (const ip of [
+      "10.0.0.1",
+      "10.255.255.255",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "fd00::1",
+      "fc00::1",
+    ]) {
       assert.equal(t.has(ip), true, ip);
     }
-    for (const ip of ["172.15.255.255", "172.32.0.1", "192.169.0.1", "11.0.0.1", "127.0.0.1", "fe80::1", "2001:db8::1"]) {
+    for (const ip of [
+      "172.15.255.255",
+      "172.32.0.1",
+      "192.169.0.1",
+      "11.0.0.1",
+      "127.0.0.1",
+      "fe80::1",
+      "2001:db8::1",
+    ]) {
       assert.equal(t.has(ip), false, ip);
     }
   });
@@ -99,27 +131,33 @@ describe("TrustedProxies CIDRs and addresses", () => {
 });
 
 describe("TrustedProxies rejects invalid entries", () => {
-  for (const entry of ["bogus", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8.5", "::1/129", "10.0.0", "256.0.0.1", "example.com", "10.0.0.0/abc", ""]) {
+  for (const entry of [
+    "bogus",
+    "10.0.0.0/33",
+    "10.0.0.0/-1",
+    "10.0.0.0/8.5",
+    "::1/129",
+    "10.0.0",
+    "256.0.0.1",
+    "example.com",
+    "10.0.0.0/abc",
+    "",
+  ]) {
     test(JSON.stringify(entry), () => {
-      assert.throws(() => new TrustedProxies([entry]), (err: Error) => err.message.includes(JSON.stringify(entry)));
+      assert.throws(
+        () => new TrustedProxies([entry]),
+        (err: Error) => err.message.includes(JSON.stringify(entry)),
+      );
     });
   }
 
-  test(
-    'an empty prefix ("10.0.0.0/") is rejected, not read as /0 (which trusts every IPv4 address)',
-    {},
-    () => {
-      assert.throws(() => new TrustedProxies(["10.0.0.0/"]));
-    },
-  );
+  test('an empty prefix ("10.0.0.0/") is rejected, not read as /0 (which trusts every IPv4 address)', {}, () => {
+    assert.throws(() => new TrustedProxies(["10.0.0.0/"]));
+  });
 
-  test(
-    'an entry with two prefixes ("10.0.0.0/8/3") is rejected',
-    {},
-    () => {
-      assert.throws(() => new TrustedProxies(["10.0.0.0/8/3"]));
-    },
-  );
+  test('an entry with two prefixes ("10.0.0.0/8/3") is rejected', {}, () => {
+    assert.throws(() => new TrustedProxies(["10.0.0.0/8/3"]));
+  });
 });
 
 describe("clientAddress", () => {
@@ -183,7 +221,11 @@ describe("clientAddress", () => {
 
   test("one client key however its address is spelled", () => {
     assert.equal(t.clientAddress("::1", "2001:0DB8:0:0::42"), "2001:db8::42");
-    assert.equal(t.clientAddress("0:0:0:0:0:0:0:1", "2001:db8::42"), "2001:db8::42", "the peer's spelling does not matter either");
+    assert.equal(
+      t.clientAddress("0:0:0:0:0:0:0:1", "2001:db8::42"),
+      "2001:db8::42",
+      "the peer's spelling does not matter either",
+    );
     assert.equal(t.clientAddress("::ffff:7f00:1", "::ffff:c633:6401"), "198.51.100.1", "hex IPv4-mapped peer and hop");
     assert.equal(t.clientAddress("2001:0DB8::0050", undefined), "2001:db8::50");
   });

@@ -22,10 +22,16 @@ describe("defaults", () => {
   const config = load(TOKENS);
 
   test("server", () => {
-    assert.deepEqual(config.server, { listenHost: "127.0.0.1", listenPort: 8080, publicBaseUrl: null, shutdownTimeoutMs: 10_000, trustedProxies: [] });
+    assert.deepEqual(config.server, {
+      listenHost: "127.0.0.1",
+      listenPort: 8080,
+      publicBaseUrl: null,
+      shutdownTimeoutMs: 10_000,
+      trustedProxies: [],
+    });
   });
   test("database", () => {
-    assert.deepEqual(config.database, { url: "file:./.data/comments.db" });
+    assert.deepEqual(config.database, { url: "file:./.data/comments.db", sqliteCacheMb: 32, sqliteMmapMb: 2000 });
   });
   test("matrix", () => {
     assert.deepEqual(config.matrix, {
@@ -42,10 +48,22 @@ describe("defaults", () => {
     });
   });
   test("security: PoW difficulty 16 (contract default), no operator token", () => {
-    assert.deepEqual(config.security, { operatorToken: null, allowPrivateVerificationOrigins: false, verificationPolicy: "optional", powDifficulty: 16, dnsResolver: null });
+    assert.deepEqual(config.security, {
+      operatorToken: null,
+      allowPrivateVerificationOrigins: false,
+      verificationPolicy: "optional",
+      powDifficulty: 16,
+      dnsResolver: null,
+    });
   });
   test("queue", () => {
-    assert.deepEqual(config.queue, { pollIntervalMs: 250, maxAttempts: 8, retryBaseMs: 1000, concurrency: 8, leaseMs: 60000 });
+    assert.deepEqual(config.queue, {
+      pollIntervalMs: 250,
+      maxAttempts: 8,
+      retryBaseMs: 1000,
+      concurrency: 8,
+      leaseMs: 60000,
+    });
   });
   test("rate limits", () => {
     assert.equal(config.rateLimit.enabled, true);
@@ -90,11 +108,17 @@ enabled = false
   });
 
   test("homeserver URL trailing slash is stripped", () => {
-    assert.equal(load(`${TOKENS}homeserver_url = "http://synapse:8008/"\n`).matrix.homeserverUrl, "http://synapse:8008");
+    assert.equal(
+      load(`${TOKENS}homeserver_url = "http://synapse:8008/"\n`).matrix.homeserverUrl,
+      "http://synapse:8008",
+    );
   });
 
   test("postgres database URL", () => {
-    assert.equal(load(`${TOKENS}[database]\nurl = "postgresql://u:p@db/comments"\n`).database.url, "postgresql://u:p@db/comments");
+    assert.equal(
+      load(`${TOKENS}[database]\nurl = "postgresql://u:p@db/comments"\n`).database.url,
+      "postgresql://u:p@db/comments",
+    );
   });
 
   test("overrides are applied and validated", () => {
@@ -161,7 +185,11 @@ describe("types and ranges", () => {
   });
   test("verification policy: optional or strict", () => {
     assert.equal(load(`${TOKENS}[security]\nverification_policy = "strict"\n`).security.verificationPolicy, "strict");
-    rejects(`${TOKENS}[security]\nverification_policy = "lenient"\n`, "security.verification_policy", '"optional", "strict"');
+    rejects(
+      `${TOKENS}[security]\nverification_policy = "lenient"\n`,
+      "security.verification_policy",
+      '"optional", "strict"',
+    );
   });
   test("queue.max_attempts at least 1", () => {
     rejects(`${TOKENS}[queue]\nmax_attempts = 0\n`, "queue.max_attempts", "at least 1");
@@ -189,13 +217,50 @@ secret = "site-secret"
 origins = []
 `);
     assert.deepEqual(config.sites, [
-      { siteId: "my-blog", origins: ["https://blog.example", "http://localhost:3000"], secret: "site-secret" },
-      { siteId: "other", origins: [], secret: null },
+      {
+        siteId: "my-blog",
+        origins: ["https://blog.example", "http://localhost:3000"],
+        secret: "site-secret",
+        pageUrlPattern: null,
+        webhooks: [],
+      },
+      { siteId: "other", origins: [], secret: null, pageUrlPattern: null, webhooks: [] },
     ]);
   });
 
   test("a site table with no keys", () => {
-    assert.deepEqual(load(`${TOKENS}[sites.bare]\n`).sites, [{ siteId: "bare", origins: [], secret: null }]);
+    assert.deepEqual(load(`${TOKENS}[sites.bare]\n`).sites, [
+      { siteId: "bare", origins: [], secret: null, pageUrlPattern: null, webhooks: [] },
+    ]);
+  });
+
+  test("a site's page URL pattern and declared webhooks are read and checked", () => {
+    const secret = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
+    const config = load(`${TOKENS}[sites.blog]
+page_url_pattern = "https://blog.example/{page_slug}/"
+
+[sites.blog.webhooks.slack]
+url = "https://hooks.example/x"
+secret = "${secret}"
+events = ["comment.created"]
+`);
+    assert.deepEqual(config.sites[0], {
+      siteId: "blog",
+      origins: [],
+      secret: null,
+      pageUrlPattern: "https://blog.example/{page_slug}/",
+      webhooks: [{ name: "slack", url: "https://hooks.example/x", secret, events: ["comment.created"] }],
+    });
+    rejects(`${TOKENS}[sites.blog]\npage_url_pattern = "https://blog.example/"\n`, "sites.blog.page_url_pattern");
+    rejects(
+      `${TOKENS}[sites.blog.webhooks.x]\nurl = "https://h.example"\nsecret = "nope"\n`,
+      "sites.blog.webhooks.x.secret",
+    );
+    rejects(
+      `${TOKENS}[sites.blog.webhooks.x]\nurl = "https://h.example"\nsecret = "${secret}"\nevents = ["comment.x"]\n`,
+      "sites.blog.webhooks.x.events",
+    );
+    rejects(`${TOKENS}[sites.blog.webhooks.x]\nsecret = "${secret}"\n`, "sites.blog.webhooks.x.url");
   });
 
   test("invalid site id is named", () => {
@@ -204,7 +269,11 @@ origins = []
   });
 
   test("bad origin names the key and the value", () => {
-    rejects(`${TOKENS}[sites.my-blog]\norigins = ["https://blog.example/path"]\n`, "sites.my-blog.origins", "https://blog.example/path");
+    rejects(
+      `${TOKENS}[sites.my-blog]\norigins = ["https://blog.example/path"]\n`,
+      "sites.my-blog.origins",
+      "https://blog.example/path",
+    );
     rejects(`${TOKENS}[sites.my-blog]\norigins = ["ftp://blog.example"]\n`, "sites.my-blog.origins");
   });
 
@@ -245,17 +314,33 @@ describe("parseConfigText", () => {
 
 describe("server.trusted_proxies is validated at load", () => {
   test("an invalid entry names the key", () => {
-    const doc = parseConfigText('[matrix]\nas_token = "a"\nhs_token = "h"\n[server]\ntrusted_proxies = ["loopback", "10.0.0.0/"]\n', "t.toml");
-    assert.throws(() => buildConfig(doc), (err: Error) => err instanceof ConfigError && err.message.includes("server.trusted_proxies") && err.message.includes("10.0.0.0/"));
+    const doc = parseConfigText(
+      '[matrix]\nas_token = "a"\nhs_token = "h"\n[server]\ntrusted_proxies = ["loopback", "10.0.0.0/"]\n',
+      "t.toml",
+    );
+    assert.throws(
+      () => buildConfig(doc),
+      (err: Error) =>
+        err instanceof ConfigError &&
+        err.message.includes("server.trusted_proxies") &&
+        err.message.includes("10.0.0.0/"),
+    );
   });
 });
 
 describe("appservice tokens", () => {
-  const load = (as: string, hs: string) => () => buildConfig(parseConfigText(`[matrix]\nas_token = "${as}"\nhs_token = "${hs}"\n`, "t.toml"));
+  const load = (as: string, hs: string) => () =>
+    buildConfig(parseConfigText(`[matrix]\nas_token = "${as}"\nhs_token = "${hs}"\n`, "t.toml"));
   test("an empty token names its key", () => {
-    assert.throws(load("", "h"), (err: Error) => err instanceof ConfigError && err.message.includes('"matrix.as_token": must not be empty'));
+    assert.throws(
+      load("", "h"),
+      (err: Error) => err instanceof ConfigError && err.message.includes('"matrix.as_token": must not be empty'),
+    );
   });
   test("the two tokens must differ", () => {
-    assert.throws(load("same", "same"), (err: Error) => err instanceof ConfigError && err.message.includes("matrix.hs_token"));
+    assert.throws(
+      load("same", "same"),
+      (err: Error) => err instanceof ConfigError && err.message.includes("matrix.hs_token"),
+    );
   });
 });

@@ -42,7 +42,11 @@ describe("classifyMatrixError", () => {
 
   test("403 is permanent", () => {
     const err = new MatrixError({ errcode: "M_FORBIDDEN", error: "You are banned" }, 403);
-    assert.deepEqual(classifyMatrixError(err), { transient: false, retryAfterMs: null, message: "403 M_FORBIDDEN You are banned" });
+    assert.deepEqual(classifyMatrixError(err), {
+      transient: false,
+      retryAfterMs: null,
+      message: "403 M_FORBIDDEN You are banned",
+    });
   });
 
   test("400 and 404 are permanent", () => {
@@ -52,11 +56,19 @@ describe("classifyMatrixError", () => {
 
   test("network errors (no statusCode) are transient", () => {
     const err = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8008"), { code: "ECONNREFUSED" });
-    assert.deepEqual(classifyMatrixError(err), { transient: true, retryAfterMs: null, message: "connect ECONNREFUSED 127.0.0.1:8008" });
+    assert.deepEqual(classifyMatrixError(err), {
+      transient: true,
+      retryAfterMs: null,
+      message: "connect ECONNREFUSED 127.0.0.1:8008",
+    });
   });
 
   test("non-object throws are transient and stringified", () => {
-    assert.deepEqual(classifyMatrixError("socket hang up"), { transient: true, retryAfterMs: null, message: "socket hang up" });
+    assert.deepEqual(classifyMatrixError("socket hang up"), {
+      transient: true,
+      retryAfterMs: null,
+      message: "socket hang up",
+    });
     assert.deepEqual(classifyMatrixError(undefined), { transient: true, retryAfterMs: null, message: "undefined" });
   });
 });

@@ -1,14 +1,16 @@
 // The table of event kinds (src/projection/event-kinds.ts): which kind an event is projected as.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { COMMENT_REL_TYPES } from "../../src/projection/comments.ts";
+import { COMMENT_REL_TYPES } from "../../src/projection/relations.ts";
 import { EPHEMERAL_KINDS, ephemeralKind, ROOM_EVENT_KINDS, roomEventKind } from "../../src/projection/event-kinds.ts";
 import type { RoomEvent } from "../../src/projection/room-event.ts";
 import { oneEvent } from "../support/room-events.ts";
 
 const event = oneEvent;
 const kindOf = (e: RoomEvent) => roomEventKind(e)?.kind ?? null;
-const relatesTo = (rel_type: string, more: Record<string, unknown> = {}) => ({ "m.relates_to": { rel_type, event_id: "$target:localhost", ...more } });
+const relatesTo = (rel_type: string, more: Record<string, unknown> = {}) => ({
+  "m.relates_to": { rel_type, event_id: "$target:localhost", ...more },
+});
 
 describe("room event kinds", () => {
   test("each kind is listed once", () => {
@@ -17,7 +19,14 @@ describe("room event kinds", () => {
   });
 
   test("state kinds need a state key", () => {
-    for (const type of ["m.room.name", "m.room.topic", "m.room.avatar", "m.room.image_pack", "m.room.power_levels", "m.room.member"]) {
+    for (const type of [
+      "m.room.name",
+      "m.room.topic",
+      "m.room.avatar",
+      "m.room.image_pack",
+      "m.room.power_levels",
+      "m.room.member",
+    ]) {
       assert.equal(kindOf(event(type, {}, { state_key: "" })), type);
       assert.equal(kindOf(event(type)), null);
     }
@@ -26,11 +35,20 @@ describe("room event kinds", () => {
   });
 
   test("comments are their own kind, whatever they relate to (but edits)", () => {
-    for (const type of ["m.room.message", "m.sticker", "m.room.encrypted", "m.poll.start", "org.matrix.msc3381.poll.start"]) {
+    for (const type of [
+      "m.room.message",
+      "m.sticker",
+      "m.room.encrypted",
+      "m.poll.start",
+      "org.matrix.msc3381.poll.start",
+    ]) {
       assert.equal(kindOf(event(type, { body: "x" })), type);
       assert.equal(kindOf(event(type, relatesTo("m.reference"))), type);
     }
-    assert.equal(kindOf(event("m.room.message", relatesTo("m.replace", { "m.new_content": { msgtype: "m.text", body: "y" } }))), "m.replace");
+    assert.equal(
+      kindOf(event("m.room.message", relatesTo("m.replace", { "m.new_content": { msgtype: "m.text", body: "y" } }))),
+      "m.replace",
+    );
   });
 
   test("relations are kinds by rel_type, whatever the event type", () => {
@@ -44,7 +62,11 @@ describe("room event kinds", () => {
   });
 
   test("the relations a comment is derived from are all kinds", () => {
-    for (const relType of COMMENT_REL_TYPES) assert.ok(ROOM_EVENT_KINDS.some((k) => k.kind === relType), relType);
+    for (const relType of COMMENT_REL_TYPES)
+      assert.ok(
+        ROOM_EVENT_KINDS.some((k) => k.kind === relType),
+        relType,
+      );
   });
 });
 

@@ -18,7 +18,8 @@ const proof: ProofBlock = {
   submission_id: "sub-1",
 };
 
-const comment = (replyTo: string | null, threadRoot: string | null) => textMessageContent("Hello", replyTo, threadRoot, proof);
+const comment = (replyTo: string | null, threadRoot: string | null) =>
+  textMessageContent("Hello", null, replyTo, threadRoot, proof);
 
 describe("textMessageContent", () => {
   test("a top-level comment is a plain m.text with the proof block and no relation", () => {
@@ -56,7 +57,6 @@ describe("textMessageContent", () => {
       "m.in_reply_to": { event_id: "$parent:localhost" },
     });
   });
-
 });
 
 describe("relationsOf inverts relatesTo", () => {
@@ -81,7 +81,7 @@ describe("relationsOf inverts relatesTo", () => {
 
 describe("the other visitor events", () => {
   test("an edit replaces the target with m.new_content and a '* ' fallback", () => {
-    assert.deepEqual(editContent("$c", "new", proof), {
+    assert.deepEqual(editContent("$c", "new", null, proof), {
       msgtype: "m.text",
       body: "* new",
       "m.new_content": { msgtype: "m.text", body: "new" },
@@ -90,14 +90,21 @@ describe("the other visitor events", () => {
     });
   });
   test("a reaction is an m.annotation with the key", () => {
-    assert.deepEqual(reactionContent("$c", "👍", proof)["m.relates_to"], { rel_type: "m.annotation", event_id: "$c", key: "👍" });
+    assert.deepEqual(reactionContent("$c", "👍", proof)["m.relates_to"], {
+      rel_type: "m.annotation",
+      event_id: "$c",
+      key: "👍",
+    });
   });
   test("a poll start numbers its answers from 0 and falls back to question plus numbered options", () => {
     const content = pollStartContent("Tea?", ["Yes", "No"], 1, null, "$root", proof);
     assert.equal(content.msgtype, "org.matrix.msc3381.poll.start");
     assert.equal(content.body, "Tea?\n1. Yes\n2. No");
     const poll = content["org.matrix.msc3381.poll.start"] as any;
-    assert.deepEqual(poll.answers, [{ id: "0", "org.matrix.msc1767.text": "Yes" }, { id: "1", "org.matrix.msc1767.text": "No" }]);
+    assert.deepEqual(poll.answers, [
+      { id: "0", "org.matrix.msc1767.text": "Yes" },
+      { id: "1", "org.matrix.msc1767.text": "No" },
+    ]);
     assert.equal(poll.max_selections, 1);
     assert.deepEqual(relationsOf(content), { replyTo: null, threadRoot: "$root", replaces: null });
   });

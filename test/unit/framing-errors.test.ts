@@ -37,6 +37,14 @@ function problemOf(response: string, status: number, code: string): void {
 test("framing errors are problem documents: unknown method, bad target bytes, conflicting Content-Length, oversized headers", async () => {
   problemOf(await exchange("BREW / HTTP/1.1\r\nHost: x\r\n\r\n"), 400, "bad-request");
   problemOf(await exchange("GET /a\x01b HTTP/1.1\r\nHost: x\r\n\r\n"), 400, "bad-request");
-  problemOf(await exchange("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"), 400, "bad-request");
-  problemOf(await exchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`), 431, "request-header-fields-too-large");
+  problemOf(
+    await exchange("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
+    400,
+    "bad-request",
+  );
+  problemOf(
+    await exchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`),
+    431,
+    "request-header-fields-too-large",
+  );
 });

@@ -58,7 +58,8 @@ describe("hasControlCharacters (Unicode Cc)", () => {
 });
 
 describe("graphemeCount on text longer than one segmentation chunk", () => {
-  const reference = (text: string) => [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].length;
+  const reference = (text: string) =>
+    [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].length;
 
   for (const [name, text] of [
     ["family emoji offset by one code unit", "a" + "👨‍👩‍👧‍👦".repeat(1500)],

@@ -28,7 +28,9 @@ function rawResponse(status: number): IncomingMessage {
 describe("homeserverFailure", () => {
   test("a homeserver that cannot be reached is unavailable (matrix-bot-sdk and fetch, real errors)", async () => {
     const CLOSED = await closedUrl();
-    const sdk = await new Homeserver(CLOSED, "token", new MatrixNames("_service_", "hs"), 5000).joinedRooms("@u:hs").catch((err: unknown) => err);
+    const sdk = await new Homeserver(CLOSED, "token", new MatrixNames("_service_", "hs"), 5000)
+      .joinedRooms("@u:hs")
+      .catch((err: unknown) => err);
     assert.equal((sdk as { code?: string }).code, "ECONNREFUSED");
     assert.equal(homeserverFailure(sdk), "unavailable");
     // A homeserver that accepts but never answers: the request deadline (matrix.request_timeout_ms).
@@ -36,7 +38,9 @@ describe("homeserverFailure", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-      const late = await new Homeserver(url, "token", new MatrixNames("_service_", "hs"), 200).joinedRooms("@u:hs").catch((err: unknown) => err);
+      const late = await new Homeserver(url, "token", new MatrixNames("_service_", "hs"), 200)
+        .joinedRooms("@u:hs")
+        .catch((err: unknown) => err);
       assert.equal(homeserverFailure(late), "unavailable", String(late));
     } finally {
       silent.closeAllConnections();
@@ -44,7 +48,9 @@ describe("homeserverFailure", () => {
     }
     const fetched = await fetch(CLOSED).catch((err: unknown) => err);
     assert.equal(homeserverFailure(fetched), "unavailable", "fetch failed, caused by ECONNREFUSED");
-    const timedOut = await fetch(CLOSED, { signal: AbortSignal.abort(new DOMException("timed out", "TimeoutError")) }).catch((err: unknown) => err);
+    const timedOut = await fetch(CLOSED, {
+      signal: AbortSignal.abort(new DOMException("timed out", "TimeoutError")),
+    }).catch((err: unknown) => err);
     assert.equal(homeserverFailure(timedOut), "unavailable");
     for (const code of ["ECONNRESET", "ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_SOCKET"]) {
       assert.equal(homeserverFailure(Object.assign(new Error(code), { code })), "unavailable", code);
@@ -63,21 +69,44 @@ describe("homeserverFailure", () => {
   });
 
   test("the same statuses the background retries treat as transient", () => {
-    for (const err of [matrixError(500, "M_UNKNOWN"), matrixError(429, "M_LIMIT_EXCEEDED"), matrixError(403, "M_FORBIDDEN"), matrixError(404, "M_NOT_FOUND")]) {
+    for (const err of [
+      matrixError(500, "M_UNKNOWN"),
+      matrixError(429, "M_LIMIT_EXCEEDED"),
+      matrixError(403, "M_FORBIDDEN"),
+      matrixError(404, "M_NOT_FOUND"),
+    ]) {
       assert.equal(homeserverFailure(err) === "unavailable", classifyMatrixError(err).transient, err.errcode);
     }
   });
 
   test("database failures, domain errors and programming errors are not the homeserver's", () => {
-    const unreachable = new PrismaClientKnownRequestError("Can't reach database server", { code: "P1001", clientVersion: "6.19.3" });
+    const unreachable = new PrismaClientKnownRequestError("Can't reach database server", {
+      code: "P1001",
+      clientVersion: "6.19.3",
+    });
     assert.equal(homeserverFailure(unreachable), null);
-    assert.equal(homeserverFailure(new PrismaClientInitializationError("Can't reach database server", "6.19.3", "P1001")), null);
+    assert.equal(
+      homeserverFailure(new PrismaClientInitializationError("Can't reach database server", "6.19.3", "P1001")),
+      null,
+    );
     // A driver adapter's socket failure, should one surface unwrapped.
-    assert.equal(homeserverFailure(Object.assign(new Error("connect ECONNREFUSED"), { name: "DriverAdapterError", cause: { code: "ECONNREFUSED" } })), null);
+    assert.equal(
+      homeserverFailure(
+        Object.assign(new Error("connect ECONNREFUSED"), {
+          name: "DriverAdapterError",
+          cause: { code: "ECONNREFUSED" },
+        }),
+      ),
+      null,
+    );
     assert.equal(homeserverFailure(Object.assign(new Error("busy"), { code: "P1008" })), null);
     assert.equal(homeserverFailure(new TypeError("cannot read properties of undefined")), null);
     assert.equal(homeserverFailure(Object.assign(new Error("no such file"), { code: "ENOENT" })), null);
-    assert.equal(homeserverFailure({ statusCode: 503 }), null, "a status without a Matrix error or a response is nobody's");
+    assert.equal(
+      homeserverFailure({ statusCode: 503 }),
+      null,
+      "a status without a Matrix error or a response is nobody's",
+    );
     assert.equal(homeserverFailure(new DomainError("validation-error", 400, "bad")), null);
     assert.equal(homeserverFailure("a string"), null);
     assert.equal(homeserverFailure(null), null);
@@ -105,7 +134,9 @@ describe("toProblem for homeserver failures", () => {
 
   test("a domain error thrown for a Matrix error keeps its own code; a database failure stays a 500", () => {
     assert.equal(toProblem(new DomainError("payload-too-large", 413, "too large")).problem.code, "payload-too-large");
-    const db = toProblem(new PrismaClientKnownRequestError("Can't reach database server", { code: "P1001", clientVersion: "6.19.3" }));
+    const db = toProblem(
+      new PrismaClientKnownRequestError("Can't reach database server", { code: "P1001", clientVersion: "6.19.3" }),
+    );
     assert.equal(`${db.problem.status} ${db.problem.code}`, "500 internal-error");
     assert.equal(db.unexpected, true);
   });

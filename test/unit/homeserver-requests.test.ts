@@ -19,14 +19,27 @@ test("a profile avatar is set with MSC4466 propagate_to: all (and cleared the sa
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const hs = new Homeserver(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, "token", new MatrixNames("_service_", "localhost"), 2000);
+    const hs = new Homeserver(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      "token",
+      new MatrixNames("_service_", "localhost"),
+      2000,
+    );
     await hs.setAvatarUrl("@_service_v:localhost", "mxc://localhost/a");
     await hs.setAvatarUrl("@_service_v:localhost", null);
     assert.deepEqual(
       seen.map((r) => [r.method, r.url.split("?")[0], r.body]),
       [
-        ["PUT", "/_matrix/client/v3/profile/%40_service_v%3Alocalhost/avatar_url", { avatar_url: "mxc://localhost/a", propagate_to: "all" }],
-        ["PUT", "/_matrix/client/v3/profile/%40_service_v%3Alocalhost/avatar_url", { avatar_url: "", propagate_to: "all" }],
+        [
+          "PUT",
+          "/_matrix/client/v3/profile/%40_service_v%3Alocalhost/avatar_url",
+          { avatar_url: "mxc://localhost/a", propagate_to: "all" },
+        ],
+        [
+          "PUT",
+          "/_matrix/client/v3/profile/%40_service_v%3Alocalhost/avatar_url",
+          { avatar_url: "", propagate_to: "all" },
+        ],
       ],
     );
   } finally {

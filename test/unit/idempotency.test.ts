@@ -58,7 +58,10 @@ describe("requestFingerprint", () => {
     assert.notEqual(requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments?a=1", body), base);
   });
   test("differs by body", () => {
-    assert.notEqual(requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", Buffer.from('{"content":"hi!"}')), base);
+    assert.notEqual(
+      requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", Buffer.from('{"content":"hi!"}')),
+      base,
+    );
     assert.notEqual(requestFingerprint("POST", "/api/v1/sites/s/pages/p/comments", Buffer.alloc(0)), base);
   });
   test("differs by extra (upload mime and filename)", () => {

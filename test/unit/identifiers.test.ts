@@ -9,7 +9,15 @@ describe("site_id and page_slug: lowercase [a-z0-9-], 1-64 characters", () => {
   ] as const) {
     describe(name, () => {
       test("accepted", () => {
-        for (const v of ["a", "my-blog", "0", "-", "post-2026-11-21", "a".repeat(64), "0123456789abcdef0123456789abcdef"]) {
+        for (const v of [
+          "a",
+          "my-blog",
+          "0",
+          "-",
+          "post-2026-11-21",
+          "a".repeat(64),
+          "0123456789abcdef0123456789abcdef",
+        ]) {
           assert.equal(check(v), true, v);
         }
       });
@@ -65,12 +73,30 @@ describe("isValidEventId", () => {
 
 describe("isValidUserId", () => {
   test("@localpart:server, historical localparts, IP literals and ports", () => {
-    for (const v of ["@alice:localhost", "@a.b_c=d-e/f+g:matrix.example.org", "@Alice!#:example.org", "@bob:example.org:8448", "@carol:[::1]:8448", "@dan:127.0.0.1"]) {
+    for (const v of [
+      "@alice:localhost",
+      "@a.b_c=d-e/f+g:matrix.example.org",
+      "@Alice!#:example.org",
+      "@bob:example.org:8448",
+      "@carol:[::1]:8448",
+      "@dan:127.0.0.1",
+    ]) {
       assert.equal(isValidUserId(v), true, v);
     }
   });
   test("other forms rejected", () => {
-    for (const v of ["", "alice", "@alice", "@:localhost", "@alice:", "!room:localhost", "@al ice:localhost", "@alice:local host", "@alice:host:port", "@café:localhost"]) {
+    for (const v of [
+      "",
+      "alice",
+      "@alice",
+      "@:localhost",
+      "@alice:",
+      "!room:localhost",
+      "@al ice:localhost",
+      "@alice:local host",
+      "@alice:host:port",
+      "@café:localhost",
+    ]) {
       assert.equal(isValidUserId(v), false, JSON.stringify(v));
     }
   });

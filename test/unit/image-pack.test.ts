@@ -26,13 +26,27 @@ describe("readPack", () => {
       pack: { usage: ["emoticon"] },
       images: { e: { url: "mxc://hs/e" }, s: { url: "mxc://hs/s", usage: ["sticker"] } },
     });
-    assert.deepEqual(pack.images.map((i) => i.shortcode), ["s"]);
-    assert.deepEqual(readPack("p", { images: { x: { url: "mxc://hs/x" } } }).images.map((i) => i.shortcode), ["x"]);
+    assert.deepEqual(
+      pack.images.map((i) => i.shortcode),
+      ["s"],
+    );
+    assert.deepEqual(
+      readPack("p", { images: { x: { url: "mxc://hs/x" } } }).images.map((i) => i.shortcode),
+      ["x"],
+    );
   });
 
   test("tolerates what a Matrix client may write: no pack, non-mxc urls, non-object entries", () => {
-    const pack = readPack("p", { pack: "nope", images: { a: { url: "https://evil.example/a.png" }, b: 3, c: { url: "mxc://hs/c", body: 5, info: [1] } } });
-    assert.deepEqual(pack, { packId: "p", displayName: null, avatarUrl: null, images: [{ shortcode: "c", url: "mxc://hs/c", body: null, info: null }] });
+    const pack = readPack("p", {
+      pack: "nope",
+      images: { a: { url: "https://evil.example/a.png" }, b: 3, c: { url: "mxc://hs/c", body: 5, info: [1] } },
+    });
+    assert.deepEqual(pack, {
+      packId: "p",
+      displayName: null,
+      avatarUrl: null,
+      images: [{ shortcode: "c", url: "mxc://hs/c", body: null, info: null }],
+    });
     assert.equal(readPack("p", { pack: { avatar_url: "javascript:alert(1)" } }).avatarUrl, null);
   });
 });
@@ -46,7 +60,11 @@ describe("withImage", () => {
   });
 
   test("replacing keeps everything else a client wrote", () => {
-    const content = { pack: { display_name: "Cats", attribution: "me" }, images: { a: { url: "mxc://hs/a" }, b: { url: "mxc://hs/b" } }, extra: 1 };
+    const content = {
+      pack: { display_name: "Cats", attribution: "me" },
+      images: { a: { url: "mxc://hs/a" }, b: { url: "mxc://hs/b" } },
+      extra: 1,
+    };
     const next = withImage(content, "cats", image("a", "mxc://hs/a2"));
     assert.deepEqual(next, { ...content, images: { a: { url: "mxc://hs/a2" }, b: { url: "mxc://hs/b" } } });
   });
@@ -54,16 +72,25 @@ describe("withImage", () => {
   test("an image added to an emoticon pack is marked as a sticker, so it is listed", () => {
     const next = withImage({ pack: { usage: ["emoticon"] }, images: {} }, "p", image("s"));
     assert.deepEqual(next.images, { s: { url: "mxc://hs/s", usage: ["sticker"] } });
-    assert.deepEqual(readPack("p", next).images.map((i) => i.shortcode), ["s"]);
+    assert.deepEqual(
+      readPack("p", next).images.map((i) => i.shortcode),
+      ["s"],
+    );
   });
 });
 
 describe("withoutImage", () => {
   test("removes the image and keeps the rest", () => {
-    assert.deepEqual(withoutImage({ pack: { display_name: "P" }, images: { a: { url: "mxc://hs/a" }, b: { url: "mxc://hs/b" } } }, "a"), {
-      pack: { display_name: "P" },
-      images: { b: { url: "mxc://hs/b" } },
-    });
+    assert.deepEqual(
+      withoutImage(
+        { pack: { display_name: "P" }, images: { a: { url: "mxc://hs/a" }, b: { url: "mxc://hs/b" } } },
+        "a",
+      ),
+      {
+        pack: { display_name: "P" },
+        images: { b: { url: "mxc://hs/b" } },
+      },
+    );
   });
 
   test("null (nothing to write) when the image or the pack is missing", () => {

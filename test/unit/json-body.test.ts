@@ -1,7 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { DomainError } from "../../src/core/errors.ts";
-import { MAX_JSON_DEPTH, findUnacceptable, parseJsonBody } from "../../src/rest/json-body.ts";
+import { findUnacceptable, parseJsonBody } from "../../src/rest/json-body.ts";
+import { MAX_REQUEST_JSON_DEPTH } from "../../src/config/limits.ts";
 
 const refusal = (raw: string | Buffer) => {
   try {
@@ -17,11 +18,15 @@ const refusal = (raw: string | Buffer) => {
 
 describe("parseJsonBody", () => {
   test("ordinary JSON, including paired surrogates, is accepted", () => {
-    assert.deepEqual(parseJsonBody(Buffer.from('{"a": ["\\ud83d\\ude00", 1.5, null, {"b": true}]}')), { a: ["😀", 1.5, null, { b: true }] });
+    assert.deepEqual(parseJsonBody(Buffer.from('{"a": ["\\ud83d\\ude00", 1.5, null, {"b": true}]}')), {
+      a: ["😀", 1.5, null, { b: true }],
+    });
   });
 
   test("an unpaired surrogate is refused, naming the field", () => {
-    assert.deepEqual(refusal('{"content": "x\\ud800"}').extra.errors, [{ field: "content", message: "is not well-formed Unicode (unpaired surrogate)" }]);
+    assert.deepEqual(refusal('{"content": "x\\ud800"}').extra.errors, [
+      { field: "content", message: "is not well-formed Unicode (unpaired surrogate)" },
+    ]);
     assert.equal(refusal('{"media": {"url": "\\udfff"}}').extra.errors![0]!.field, "media.url");
     assert.equal(refusal('{"options": ["ok", "\\ud800\\ud800"]}').extra.errors![0]!.field, "options.1");
     assert.equal(refusal('"\\ud800"').extra.errors![0]!.field, "(body)");
@@ -43,8 +48,14 @@ describe("parseJsonBody", () => {
   });
 
   test("nesting is bounded, however deep the document", () => {
-    assert.doesNotThrow(() => parseJsonBody(Buffer.from("[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH))));
-    assert.match(refusal("[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1)).extra.errors![0]!.message, /deeper/);
+    assert.doesNotThrow(() =>
+      parseJsonBody(Buffer.from("[".repeat(MAX_REQUEST_JSON_DEPTH) + "]".repeat(MAX_REQUEST_JSON_DEPTH))),
+    );
+    assert.match(
+      refusal("[".repeat(MAX_REQUEST_JSON_DEPTH + 1) + "]".repeat(MAX_REQUEST_JSON_DEPTH + 1)).extra.errors![0]!
+        .message,
+      /deeper/,
+    );
     refusal('{"a":' + "[".repeat(100_000) + "]".repeat(100_000) + "}");
   });
 

@@ -22,8 +22,15 @@ test("one JSON line per entry, below the level nothing", () => {
 
 test("fields named like credentials are censored, at the top level and one level down", () => {
   const { lines, logger } = capture("info");
-  logger.info({ token: "t0p-s3cret", request: { claim_token: "claim-s3cret", authorization: "Bearer op-s3cret", signature: "sig-s3cret" } }, "careless");
+  logger.info(
+    {
+      token: "t0p-s3cret",
+      request: { claim_token: "claim-s3cret", authorization: "Bearer op-s3cret", signature: "sig-s3cret" },
+    },
+    "careless",
+  );
   const line = lines.join("");
-  for (const secret of ["t0p-s3cret", "claim-s3cret", "op-s3cret", "sig-s3cret"]) assert.ok(!line.includes(secret), secret);
+  for (const secret of ["t0p-s3cret", "claim-s3cret", "op-s3cret", "sig-s3cret"])
+    assert.ok(!line.includes(secret), secret);
   assert.match(line, /\[redacted\]/);
 });

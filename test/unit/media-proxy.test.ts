@@ -33,7 +33,12 @@ describe("the media proxy's homeserver requests", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    proxy = new MediaProxy(urls, { homeserverUrl: `http://127.0.0.1:${port}`, asToken: "as-secret", maxBytes: 100, timeoutMs: 300 });
+    proxy = new MediaProxy(urls, {
+      homeserverUrl: `http://127.0.0.1:${port}`,
+      asToken: "as-secret",
+      maxBytes: 100,
+      timeoutMs: 300,
+    });
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -46,7 +51,10 @@ describe("the media proxy's homeserver requests", () => {
     await text(thumb.body);
     const [download, thumbnail] = seen.slice(-2);
     assert.equal(download!.url, "/_matrix/client/v1/media/download/hs.example/Orig_1");
-    assert.equal(thumbnail!.url, "/_matrix/client/v1/media/thumbnail/hs.example/Thumb-2?width=96&height=96&method=crop&animated=false");
+    assert.equal(
+      thumbnail!.url,
+      "/_matrix/client/v1/media/thumbnail/hs.example/Thumb-2?width=96&height=96&method=crop&animated=false",
+    );
     for (const req of [download!, thumbnail!]) {
       assert.equal(req.headers.authorization, "Bearer as-secret");
       assert.ok(!req.url!.includes("as-secret"));
@@ -54,7 +62,8 @@ describe("the media proxy's homeserver requests", () => {
   });
 
   test("a declared size over the cap is refused before any byte", async () => {
-    answer = (_req, res) => res.writeHead(200, { "content-type": "image/png", "content-length": "101" }).end("x".repeat(101));
+    answer = (_req, res) =>
+      res.writeHead(200, { "content-type": "image/png", "content-length": "101" }).end("x".repeat(101));
     await refusal(open("big"), 404, "media-too-large");
   });
 

@@ -2,7 +2,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { checkMediaSignature, expiryFor, mediaSignature, signingMessage, type MediaTarget } from "../../src/features/media/signing.ts";
+import {
+  checkMediaSignature,
+  expiryFor,
+  mediaSignature,
+  signingMessage,
+  type MediaTarget,
+} from "../../src/features/media/signing.ts";
 
 const KEY = Buffer.alloc(32, 7);
 const ORIGINAL: MediaTarget = { server: "example.org", mediaId: "AbC_d-9", thumbnail: null };
@@ -13,7 +19,10 @@ describe("media URL signatures", () => {
   test("the signed message spells absent thumbnail parameters as their defaults", () => {
     assert.equal(signingMessage(ORIGINAL, 1234), "example.org/AbC_d-9///scale/1234");
     assert.equal(signingMessage(THUMB, 1234), "example.org/AbC_d-9/320/240/scale/1234");
-    assert.equal(signingMessage({ ...ORIGINAL, thumbnail: { width: 96, height: 96, method: "crop" } }, 5), "example.org/AbC_d-9/96/96/crop/5");
+    assert.equal(
+      signingMessage({ ...ORIGINAL, thumbnail: { width: 96, height: 96, method: "crop" } }, 5),
+      "example.org/AbC_d-9/96/96/crop/5",
+    );
   });
 
   test("sig is unpadded base64url of HMAC-SHA256 over the message", () => {
@@ -35,13 +44,18 @@ describe("media URL signatures", () => {
     assert.equal(checkMediaSignature(KEY, THUMB, expires, sig, NOW), "valid");
     assert.equal(checkMediaSignature(KEY, THUMB, expires, sig, expires * 1000 - 1), "valid");
     assert.equal(checkMediaSignature(KEY, THUMB, expires, sig, expires * 1000), "expired");
-    assert.equal(checkMediaSignature(KEY, THUMB, expires, `${sig}==`.slice(0, -1), NOW), "valid", "padding is tolerated");
+    assert.equal(
+      checkMediaSignature(KEY, THUMB, expires, `${sig}==`.slice(0, -1), NOW),
+      "valid",
+      "padding is tolerated",
+    );
   });
 
   test("anything else is invalid, expired or not", () => {
     const expires = expiryFor(NOW);
     const sig = mediaSignature(KEY, THUMB, expires);
-    const invalid = (target: MediaTarget, exp: number, s: string, now = NOW) => assert.equal(checkMediaSignature(KEY, target, exp, s, now), "invalid");
+    const invalid = (target: MediaTarget, exp: number, s: string, now = NOW) =>
+      assert.equal(checkMediaSignature(KEY, target, exp, s, now), "invalid");
     invalid(ORIGINAL, expires, sig);
     invalid({ ...THUMB, thumbnail: { width: 320, height: 240, method: "crop" } }, expires, sig);
     invalid({ ...THUMB, thumbnail: { width: 321, height: 240, method: "scale" } }, expires, sig);

@@ -5,7 +5,8 @@ import { ALLOWED_MEDIA_TYPES, declaredType, maxBytesFor } from "../../src/featur
 import { inspectUpload, isPlainText, looksLikeMarkup, sniff } from "../../src/features/media/sniff.ts";
 import { gif, html, isoMedia, jpeg, pdf, png, svg, wav, webp } from "../support/media-fixtures.ts";
 
-const refusal = (code: string, status: number) => (err: unknown) => err instanceof DomainError && err.code === code && err.status === status;
+const refusal = (code: string, status: number) => (err: unknown) =>
+  err instanceof DomainError && err.code === code && err.status === status;
 
 describe("declared types", () => {
   test("canonical types and aliases map to their kind; case and parameters do not matter", () => {
@@ -18,14 +19,26 @@ describe("declared types", () => {
   });
 
   test("everything outside the allow-list is 400 validation-error", () => {
-    for (const mime of ["text/html", "image/svg+xml", "application/xml", "application/javascript", "application/octet-stream", "image/bmp", "", "nonsense"]) {
+    for (const mime of [
+      "text/html",
+      "image/svg+xml",
+      "application/xml",
+      "application/javascript",
+      "application/octet-stream",
+      "image/bmp",
+      "",
+      "nonsense",
+    ]) {
       assert.throws(() => declaredType(mime), refusal("validation-error", 400), mime);
     }
   });
 
   test("each kind has its own cap", () => {
     const caps = { maxImageBytes: 1, maxVideoBytes: 2, maxAudioBytes: 3, maxFileBytes: 4 };
-    assert.deepEqual((["image", "video", "audio", "file"] as const).map((kind) => maxBytesFor(kind, caps)), [1, 2, 3, 4]);
+    assert.deepEqual(
+      (["image", "video", "audio", "file"] as const).map((kind) => maxBytesFor(kind, caps)),
+      [1, 2, 3, 4],
+    );
     assert.deepEqual(new Set(Object.values(ALLOWED_MEDIA_TYPES)), new Set(["image", "video", "audio", "file"]));
   });
 });
@@ -50,7 +63,15 @@ describe("sniffing", () => {
   });
 
   test("markup and scripts are recognized after a BOM and whitespace; text is UTF-8 without control characters", () => {
-    for (const text of ["<!DOCTYPE html>", "\ufeff  <html>", "<svg xmlns='x'/>", "<?xml version='1.0'?>", "</p>", "#!/bin/sh\n"]) assert.ok(looksLikeMarkup(Buffer.from(text)), text);
+    for (const text of [
+      "<!DOCTYPE html>",
+      "\ufeff  <html>",
+      "<svg xmlns='x'/>",
+      "<?xml version='1.0'?>",
+      "</p>",
+      "#!/bin/sh\n",
+    ])
+      assert.ok(looksLikeMarkup(Buffer.from(text)), text);
     for (const text of ["a < b", "hello", "<3 you"]) assert.ok(!looksLikeMarkup(Buffer.from(text)), text);
     assert.ok(isPlainText(Buffer.from("tab\there\r\nand ünïcode")));
     assert.ok(!isPlainText(Buffer.from([0x61, 0x00, 0x62])));
@@ -70,7 +91,10 @@ describe("inspecting an upload", () => {
     await inspectUpload(declaredType("audio/mp4"), isoMedia("isom"));
     await inspectUpload(declaredType("video/mp4"), isoMedia("isom"));
     await inspectUpload(declaredType("audio/mp4"), isoMedia("M4A "));
-    await assert.rejects(inspectUpload(declaredType("video/mp4"), isoMedia("qt  ")), refusal("media-type-mismatch", 400));
+    await assert.rejects(
+      inspectUpload(declaredType("video/mp4"), isoMedia("qt  ")),
+      refusal("media-type-mismatch", 400),
+    );
   });
 
   test("bytes that are not the declared type are 400 media-type-mismatch", async () => {
@@ -84,6 +108,7 @@ describe("inspecting an upload", () => {
       ["application/pdf", Buffer.from("not a pdf")],
       ["audio/mpeg", wav()],
     ];
-    for (const [mime, bytes] of mismatches) await assert.rejects(inspectUpload(declaredType(mime), bytes), refusal("media-type-mismatch", 400), mime);
+    for (const [mime, bytes] of mismatches)
+      await assert.rejects(inspectUpload(declaredType(mime), bytes), refusal("media-type-mismatch", 400), mime);
   });
 });

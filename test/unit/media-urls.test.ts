@@ -13,7 +13,14 @@ describe("proxy URLs", () => {
   test("mxc URLs are parsed strictly", () => {
     assert.deepEqual(parseMxc("mxc://hs.example/abc"), { server: "hs.example", mediaId: "abc" });
     assert.deepEqual(parseMxc("mxc://hs.example:8448/abc"), { server: "hs.example:8448", mediaId: "abc" });
-    for (const bad of ["https://hs.example/abc", "mxc://hs.example", "mxc://hs.example/a/b", "mxc:///abc", "mxc://hs.example/abc?x=1"]) assert.equal(parseMxc(bad), null, bad);
+    for (const bad of [
+      "https://hs.example/abc",
+      "mxc://hs.example",
+      "mxc://hs.example/a/b",
+      "mxc:///abc",
+      "mxc://hs.example/abc?x=1",
+    ])
+      assert.equal(parseMxc(bad), null, bad);
   });
 
   test("each preset signs its thumbnail parameters", () => {
@@ -31,7 +38,11 @@ describe("proxy URLs", () => {
       assert.equal(q.get("width"), thumbnail ? String(thumbnail.width) : null);
       assert.equal(q.get("height"), thumbnail ? String(thumbnail.height) : null);
       assert.equal(q.get("method"), thumbnail?.method ?? null);
-      assert.equal(checkMediaSignature(KEY, { server: "hs.example", mediaId: "Media_1", thumbnail }, expires, q.get("sig")!, NOW), "valid", preset);
+      assert.equal(
+        checkMediaSignature(KEY, { server: "hs.example", mediaId: "Media_1", thumbnail }, expires, q.get("sig")!, NOW),
+        "valid",
+        preset,
+      );
     }
   });
 
@@ -51,7 +62,10 @@ describe("proxy URLs", () => {
   test("reads show proxy URLs, raw mxc for what the proxy cannot serve or when it is off, never other URLs", () => {
     assert.match(urls().present("mxc://hs.example/abc", "avatar", null)!, /^\/api\/v1\/media\//);
     assert.equal(urls().present("mxc://other.example/abc", "avatar", null), "mxc://other.example/abc");
-    assert.equal(urls({ enabled: false }).present("mxc://hs.example/abc", "avatar", "https://c.example"), "mxc://hs.example/abc");
+    assert.equal(
+      urls({ enabled: false }).present("mxc://hs.example/abc", "avatar", "https://c.example"),
+      "mxc://hs.example/abc",
+    );
     for (const value of ["javascript:alert(1)", "https://evil.example/x.png", null, undefined]) {
       assert.equal(urls().present(value, "message", null), null);
       assert.equal(urls({ enabled: false }).present(value, "message", null), null);
@@ -64,25 +78,54 @@ describe("the base proxy URLs are absolute against", () => {
 
   test("server.public_base_url wins over every header", () => {
     const u = urls({ publicBaseUrl: "https://comments.example/sub" });
-    assert.equal(u.resolveBase(request({ host: "x.example", "x-forwarded-host": "y.example" }, true)), "https://comments.example/sub");
+    assert.equal(
+      u.resolveBase(request({ host: "x.example", "x-forwarded-host": "y.example" }, true)),
+      "https://comments.example/sub",
+    );
     assert.equal(u.resolveBase(null), "https://comments.example/sub");
   });
 
   test("the request's Host over http; X-Forwarded-* ignored from an untrusted peer", () => {
     assert.equal(urls().resolveBase(request({ host: "Api.Example:8080" })), "http://api.example:8080");
-    assert.equal(urls().resolveBase(request({ host: "api.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" })), "http://api.example");
+    assert.equal(
+      urls().resolveBase(
+        request({ host: "api.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" }),
+      ),
+      "http://api.example",
+    );
     assert.equal(urls().resolveBase(request({ host: "[::1]:80" })), "http://[::1]:80");
   });
 
   test("X-Forwarded-Host and -Proto from a trusted proxy (first value; malformed ones ignored)", () => {
-    assert.equal(urls().resolveBase(request({ host: "internal:8080", "x-forwarded-host": "comments.example, internal", "x-forwarded-proto": "https, http" }, true)), "https://comments.example");
-    assert.equal(urls().resolveBase(request({ host: "internal:8080", "x-forwarded-proto": "HTTPS" }, true)), "https://internal:8080");
-    assert.equal(urls().resolveBase(request({ host: "internal", "x-forwarded-host": "bad host/", "x-forwarded-proto": "gopher" }, true)), "http://internal");
+    assert.equal(
+      urls().resolveBase(
+        request(
+          {
+            host: "internal:8080",
+            "x-forwarded-host": "comments.example, internal",
+            "x-forwarded-proto": "https, http",
+          },
+          true,
+        ),
+      ),
+      "https://comments.example",
+    );
+    assert.equal(
+      urls().resolveBase(request({ host: "internal:8080", "x-forwarded-proto": "HTTPS" }, true)),
+      "https://internal:8080",
+    );
+    assert.equal(
+      urls().resolveBase(
+        request({ host: "internal", "x-forwarded-host": "bad host/", "x-forwarded-proto": "gopher" }, true),
+      ),
+      "http://internal",
+    );
   });
 
   test("no usable host: API-relative", () => {
     assert.equal(urls().resolveBase(null), null);
     assert.equal(urls().resolveBase(request({})), null);
-    for (const host of ["", "a b", "evil.example/path", "x@y", "-bad.example", "host:port"]) assert.equal(urls().resolveBase(request({ host })), null, host);
+    for (const host of ["", "a b", "evil.example/path", "x@y", "-bad.example", "host:port"])
+      assert.equal(urls().resolveBase(request({ host })), null, host);
   });
 });

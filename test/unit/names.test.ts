@@ -56,7 +56,10 @@ describe("bot and aliases", () => {
     assert.equal(names.alias(names.spaceAliasLocalpart("my-blog")), "#_service_my-blog:localhost");
   });
   test("page room alias #_service_<site_id>_<page_slug>:<server>", () => {
-    assert.equal(names.alias(names.roomAliasLocalpart("my-blog", "hello-world")), "#_service_my-blog_hello-world:localhost");
+    assert.equal(
+      names.alias(names.roomAliasLocalpart("my-blog", "hello-world")),
+      "#_service_my-blog_hello-world:localhost",
+    );
   });
   test("another prefix and server", () => {
     const custom = new MatrixNames("cmt_", "matrix.example.org:8448");

@@ -7,13 +7,41 @@ import type { OperationRoute } from "../../src/rest/route.ts";
 import { exitCodeOf, operatorCommands, parseArguments, table } from "../../src/app/operator-cli.ts";
 
 const route = (spec: Partial<OperationRoute>): OperationRoute =>
-  ({ kind: "operation", tag: "Operator", auth: "operator", summary: "", responses: {}, problems: {}, document: "", variables: () => ({}), respond: () => ({ status: 200 }), ...spec }) as OperationRoute;
+  ({
+    kind: "operation",
+    tag: "Operator",
+    auth: "operator",
+    summary: "",
+    responses: {},
+    problems: {},
+    document: "",
+    variables: () => ({}),
+    respond: () => ({ status: 200 }),
+    ...spec,
+  }) as OperationRoute;
 
 test("a command per operator route: its name from the operationId, path parameters positional, query and body fields as options", () => {
   const commands = operatorCommands([
-    route({ operationId: "operatorQuarantineComment", method: "POST", path: "/api/v1/operator/sites/{site_id}/pages/{page_slug}/quarantine", body: { schema: { type: "object", properties: { event_id: { type: "string" }, note: { type: "string" } }, required: ["event_id"] }, optional: false } }),
+    route({
+      operationId: "operatorQuarantineComment",
+      method: "POST",
+      path: "/api/v1/operator/sites/{site_id}/pages/{page_slug}/quarantine",
+      body: {
+        schema: {
+          type: "object",
+          properties: { event_id: { type: "string" }, note: { type: "string" } },
+          required: ["event_id"],
+        },
+        optional: false,
+      },
+    }),
     route({ operationId: "operatorQuarantineCommentAlternate", method: "POST", path: "/old/{site_id}/{page_slug}" }),
-    route({ operationId: "listRepairs", method: "GET", path: "/api/v1/operator/repairs", query: { properties: { status: { type: "string" } }, required: [] } }),
+    route({
+      operationId: "listRepairs",
+      method: "GET",
+      path: "/api/v1/operator/repairs",
+      query: { properties: { status: { type: "string" } }, required: [] },
+    }),
     route({ operationId: "claimAdmin", auth: "claim", method: "POST", path: "/api/v1/sites/{site_id}/admins" }),
   ]);
   assert.deepEqual(
@@ -28,14 +56,36 @@ test("a command per operator route: its name from the operationId, path paramete
 test("arguments: --name value, --name=value, bare flags; a missing value is an error", () => {
   const parsed = parseArguments(["cmd", "a", "--x", "1", "--y=two=2", "--json", "b"], new Set(["json"]));
   assert.deepEqual(parsed.positional, ["cmd", "a", "b"]);
-  assert.deepEqual([...parsed.options], [["x", "1"], ["y", "two=2"], ["json", "true"]]);
+  assert.deepEqual(
+    [...parsed.options],
+    [
+      ["x", "1"],
+      ["y", "two=2"],
+      ["json", "true"],
+    ],
+  );
   assert.throws(() => parseArguments(["cmd", "--x"], new Set()), /--x needs a value/);
 });
 
 test("tables: a page of records as columns with its meta, one record as field/value lines, an empty answer", () => {
   assert.equal(
-    table({ data: [{ site_id: "blog", origins: ["https://a.example"], secret: null }, { site_id: "shop", origins: [], extra: 1 }], meta: { page: 1, total_pages: 1, total: 2 } }, 200),
-    ["site_id  origins                secret  extra", 'blog     ["https://a.example"]', "shop     []                             1", "page 1/1, 2 in all", ""].join("\n"),
+    table(
+      {
+        data: [
+          { site_id: "blog", origins: ["https://a.example"], secret: null },
+          { site_id: "shop", origins: [], extra: 1 },
+        ],
+        meta: { page: 1, total_pages: 1, total: 2 },
+      },
+      200,
+    ),
+    [
+      "site_id  origins                secret  extra",
+      'blog     ["https://a.example"]',
+      "shop     []                             1",
+      "page 1/1, 2 in all",
+      "",
+    ].join("\n"),
   );
   assert.equal(table({ data: [], meta: { page: 1, total_pages: 0, total: 0 } }, 200), "(none)\npage 1/0, 0 in all\n");
   assert.equal(table({ site_id: "blog", claim_token: "t" }, 200), "site_id      blog\nclaim_token  t\n");
@@ -43,5 +93,8 @@ test("tables: a page of records as columns with its meta, one record as field/va
 });
 
 test("exit codes follow the status", () => {
-  assert.deepEqual([200, 204, 400, 401, 403, 404, 409, 410, 429, 422, 500, 503].map(exitCodeOf), [0, 0, 4, 5, 5, 6, 7, 8, 9, 10, 11, 11]);
+  assert.deepEqual(
+    [200, 204, 400, 401, 403, 404, 409, 410, 429, 422, 500, 503].map(exitCodeOf),
+    [0, 0, 4, 5, 5, 6, 7, 8, 9, 10, 11, 11],
+  );
 });

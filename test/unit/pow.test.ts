@@ -84,20 +84,29 @@ describe("checkChallengeResponse", () => {
   test("insufficient work is rejected", () => {
     const c = issueChallenge(SECRET, 12, NOW);
     const nonce = findNonce(c.challenge, (bits) => bits < 12);
-    assert.deepEqual(checkChallengeResponse(SECRET, `${c.challenge}|${nonce}`, NOW), { ok: false, reason: "insufficient-work" });
+    assert.deepEqual(checkChallengeResponse(SECRET, `${c.challenge}|${nonce}`, NOW), {
+      ok: false,
+      reason: "insufficient-work",
+    });
   });
 
   test("11 bits of work fall short of difficulty 12", () => {
     const c = issueChallenge(SECRET, 12, NOW);
     const nonce = findNonce(c.challenge, (bits) => bits === 11);
-    assert.deepEqual(checkChallengeResponse(SECRET, `${c.challenge}|${nonce}`, NOW), { ok: false, reason: "insufficient-work" });
+    assert.deepEqual(checkChallengeResponse(SECRET, `${c.challenge}|${nonce}`, NOW), {
+      ok: false,
+      reason: "insufficient-work",
+    });
   });
 
   test("valid until expiresAt inclusive, expired one millisecond later", () => {
     const c = issueChallenge(SECRET, 0, NOW);
     const response = `${c.challenge}|abc`;
     assert.equal(checkChallengeResponse(SECRET, response, NOW + CHALLENGE_TTL_MS).ok, true);
-    assert.deepEqual(checkChallengeResponse(SECRET, response, NOW + CHALLENGE_TTL_MS + 1), { ok: false, reason: "expired" });
+    assert.deepEqual(checkChallengeResponse(SECRET, response, NOW + CHALLENGE_TTL_MS + 1), {
+      ok: false,
+      reason: "expired",
+    });
   });
 
   test("a challenge issued with another secret is forged", () => {
@@ -127,7 +136,10 @@ describe("checkChallengeResponse", () => {
       tried++;
       const tampered = Buffer.from(token);
       tampered[i] = 0;
-      assert.deepEqual(checkChallengeResponse(SECRET, `${tampered.toString("base64url")}|abc`, NOW), { ok: false, reason: "forged" });
+      assert.deepEqual(checkChallengeResponse(SECRET, `${tampered.toString("base64url")}|abc`, NOW), {
+        ok: false,
+        reason: "forged",
+      });
     }
     assert.ok(tried >= 1);
   });

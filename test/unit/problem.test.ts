@@ -10,19 +10,22 @@ test("problem content type is application/problem+json", () => {
 describe("toProblem for domain errors", () => {
   test("validation error with per-field errors", () => {
     const errors = [{ field: "content", message: "must not be empty" }];
-    assert.deepEqual(toProblem(validationError("The comment is invalid.", errors), "/api/v1/sites/s/pages/p/comments"), {
-      problem: {
-        type: `${PROBLEM_TYPE_BASE}validation-error`,
-        title: "Bad Request",
-        status: 400,
-        detail: "The comment is invalid.",
-        code: "validation-error",
-        instance: "/api/v1/sites/s/pages/p/comments",
-        errors,
+    assert.deepEqual(
+      toProblem(validationError("The comment is invalid.", errors), "/api/v1/sites/s/pages/p/comments"),
+      {
+        problem: {
+          type: `${PROBLEM_TYPE_BASE}validation-error`,
+          title: "Bad Request",
+          status: 400,
+          detail: "The comment is invalid.",
+          code: "validation-error",
+          instance: "/api/v1/sites/s/pages/p/comments",
+          errors,
+        },
+        headers: {},
+        unexpected: false,
       },
-      headers: {},
-      unexpected: false,
-    });
+    );
   });
 
   test("the type is a stable URI ending in the code", () => {

@@ -14,7 +14,12 @@ const everyone = () => true;
 
 function derive(original: RoomEvent, events: RoomEvent[], takesEffect: CommentEvents["takesEffect"] = everyone) {
   const isRedaction = (e: RoomEvent) => e.type === "m.room.redaction";
-  return deriveCommentState({ original, related: events.filter((e) => !isRedaction(e)), redactions: events.filter(isRedaction), takesEffect });
+  return deriveCommentState({
+    original,
+    related: events.filter((e) => !isRedaction(e)),
+    redactions: events.filter(isRedaction),
+    takesEffect,
+  });
 }
 
 describe("edit selection", () => {
@@ -28,7 +33,11 @@ describe("edit selection", () => {
     const byBob = room.edit(bob, original.event_id, "hijack");
     const otherType = { ...room.edit(alice, original.event_id, "x"), type: "m.sticker" };
     const otherTarget = room.edit(alice, "$other", "x");
-    const noNewContent = room.raw(alice, "m.room.message", { msgtype: "m.text", body: "* x", "m.relates_to": { rel_type: "m.replace", event_id: original.event_id } });
+    const noNewContent = room.raw(alice, "m.room.message", {
+      msgtype: "m.text",
+      body: "* x",
+      "m.relates_to": { rel_type: "m.replace", event_id: original.event_id },
+    });
     assert.equal(selectEdit(original, [byBob, otherType, otherTarget, noNewContent]), null);
   });
 });
@@ -52,11 +61,23 @@ describe("comment state", () => {
     const redaction = room.redaction(alice, original.event_id, { submissionId: "del-1" });
     const edit = room.edit(alice, original.event_id, "too late");
     const state = derive(original, [reaction, redaction, edit]);
-    assert.deepEqual(state, { status: "redacted", content: { type: "redacted" }, editedAt: null, replyTo: null, threadRoot: null, reactions: [], redaction });
+    assert.deepEqual(state, {
+      status: "redacted",
+      content: { type: "redacted" },
+      editedAt: null,
+      replyTo: null,
+      threadRoot: null,
+      reactions: [],
+      redaction,
+    });
   });
 
   test("an event delivered already redacted is a tombstone", () => {
-    const original = { ...room.text(alice, ""), content: {}, unsigned: { redacted_because: room.redaction(alice, "$x") } };
+    const original = {
+      ...room.text(alice, ""),
+      content: {},
+      unsigned: { redacted_because: room.redaction(alice, "$x") },
+    };
     assert.equal(derive(original, []).status, "redacted");
   });
 
@@ -71,15 +92,30 @@ describe("comment state", () => {
     const edit = room.edit(alice, original.event_id, "v2");
     const r1 = room.reaction(bob, original.event_id, "👍");
     const r2 = room.reaction(alice, original.event_id, "👍");
-    const state = derive(original, [edit, r1, r2, room.redaction(bob, r1.event_id), room.redaction(alice, edit.event_id)]);
+    const state = derive(original, [
+      edit,
+      r1,
+      r2,
+      room.redaction(bob, r1.event_id),
+      room.redaction(alice, edit.event_id),
+    ]);
     assert.equal(state.status, "published");
     assert.equal(state.content.body, "v1");
-    assert.deepEqual(state.reactions.map((r) => r.eventId), [r2.event_id]);
+    assert.deepEqual(
+      state.reactions.map((r) => r.eventId),
+      [r2.event_id],
+    );
 
     const poll = room.poll(alice, "Q", ["A", "B"]);
     const vote = room.vote(bob, poll.event_id, "1");
-    assert.deepEqual(derive(poll, [vote]).content.responses, [{ option_index: 0, count: 0 }, { option_index: 1, count: 1 }]);
-    assert.deepEqual(derive(poll, [vote, room.redaction(bob, vote.event_id)]).content.responses, [{ option_index: 0, count: 0 }, { option_index: 1, count: 0 }]);
+    assert.deepEqual(derive(poll, [vote]).content.responses, [
+      { option_index: 0, count: 0 },
+      { option_index: 1, count: 1 },
+    ]);
+    assert.deepEqual(derive(poll, [vote, room.redaction(bob, vote.event_id)]).content.responses, [
+      { option_index: 0, count: 0 },
+      { option_index: 1, count: 0 },
+    ]);
   });
 
   test("the state does not depend on the order the events arrived in", () => {
@@ -96,7 +132,10 @@ describe("comment state", () => {
     const backward = derive(original, [redaction, ...events].reverse());
     assert.deepEqual(backward, forward);
     assert.equal(forward.content.body, "v3");
-    assert.deepEqual(forward.reactions.map((r) => r.key), ["🎉"]);
+    assert.deepEqual(
+      forward.reactions.map((r) => r.key),
+      ["🎉"],
+    );
   });
 });
 
@@ -113,7 +152,11 @@ describe("redaction power", () => {
     assert.equal(redactionTakesEffect(by("@half:l"), target, levels, "@bot:l"), false);
     assert.equal(redactionTakesEffect(by(bob), target, levels, "@bot:l"), false);
     assert.equal(redactionTakesEffect(by(bob), target, { users_default: 50 }, "@bot:l"), true);
-    assert.equal(redactionTakesEffect(by(bob), target, { users_default: "10", redact: "5" }, "@bot:l"), true, "old rooms' string levels");
+    assert.equal(
+      redactionTakesEffect(by(bob), target, { users_default: "10", redact: "5" }, "@bot:l"),
+      true,
+      "old rooms' string levels",
+    );
   });
   test("without known power levels the homeserver's acceptance is trusted; another room's redaction never counts", () => {
     assert.equal(redactionTakesEffect(by(bob), target, null, "@bot:l"), true);
@@ -129,10 +172,19 @@ describe("reaction summaries", () => {
     { key: "👍", sender: bob, originServerTs: 31n },
   ];
   test("distinct senders per key, keys in order of their first reaction", () => {
-    assert.deepEqual(reactionSummaries(rows, null), [{ key: "👍", count: 2, mine: false }, { key: "🎉", count: 1, mine: false }]);
+    assert.deepEqual(reactionSummaries(rows, null), [
+      { key: "👍", count: 2, mine: false },
+      { key: "🎉", count: 1, mine: false },
+    ]);
   });
   test("mine marks the viewer's keys", () => {
-    assert.deepEqual(reactionSummaries(rows, bob).map((r) => r.mine), [true, true]);
-    assert.deepEqual(reactionSummaries(rows, alice).map((r) => r.mine), [true, false]);
+    assert.deepEqual(
+      reactionSummaries(rows, bob).map((r) => r.mine),
+      [true, true],
+    );
+    assert.deepEqual(
+      reactionSummaries(rows, alice).map((r) => r.mine),
+      [true, false],
+    );
   });
 });

@@ -6,7 +6,14 @@ import { resumeAfter, unprojected } from "../../src/queue/projection-gaps.ts";
 import type { EventStatus } from "../../src/projection/matrix-event-store.ts";
 import type { SentSubmission } from "../../src/queue/submission-store.ts";
 
-const sent = (id: string, ms: number): SentSubmission => ({ id, eventId: `$${id}`, completedAt: new Date(ms), siteId: "s", pageSlug: "p", payload: "{}" });
+const sent = (id: string, ms: number): SentSubmission => ({
+  id,
+  eventId: `$${id}`,
+  completedAt: new Date(ms),
+  siteId: "s",
+  pageSlug: "p",
+  payload: "{}",
+});
 const batch = [sent("a", 1000), sent("b", 1000), sent("c", 2000), sent("d", 3000)];
 const start = { completedAt: new Date(0), id: "" };
 
@@ -17,7 +24,10 @@ describe("unprojected", () => {
       ["$b", "waiting"],
       ["$d", "failed"],
     ]);
-    assert.deepEqual(unprojected(batch, statuses).map((s) => s.id), ["b", "c"]);
+    assert.deepEqual(
+      unprojected(batch, statuses).map((s) => s.id),
+      ["b", "c"],
+    );
   });
 
   test("a batch whose every event is applied has no gap", () => {

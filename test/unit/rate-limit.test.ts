@@ -11,7 +11,10 @@ const T0 = 1_700_000_000_000;
 describe("FixedWindowLimiter", () => {
   test("allows `limit` requests per window, then refuses", () => {
     const l = new FixedWindowLimiter({ limit: 3, windowSeconds: 60 });
-    assert.deepEqual([l.take("a", T0), l.take("a", T0 + 1), l.take("a", T0 + 2), l.take("a", T0 + 3)], [true, true, true, false]);
+    assert.deepEqual(
+      [l.take("a", T0), l.take("a", T0 + 1), l.take("a", T0 + 2), l.take("a", T0 + 3)],
+      [true, true, true, false],
+    );
     assert.equal(l.take("a", T0 + 59_999), false);
   });
 
@@ -190,7 +193,10 @@ describe("the named budgets", () => {
   });
 
   test("claim and operator routes spend their auth's budget before their group's", () => {
-    assert.deepEqual(preAuthBudgets({ auth: "claim", rateLimit: "verificationStart" }), ["claimToken", "verificationStart"]);
+    assert.deepEqual(preAuthBudgets({ auth: "claim", rateLimit: "verificationStart" }), [
+      "claimToken",
+      "verificationStart",
+    ]);
     assert.deepEqual(preAuthBudgets({ auth: "claim" }), ["claimToken"]);
     assert.deepEqual(preAuthBudgets({ auth: "operator", rateLimit: "operator" }), ["operator"]);
     assert.deepEqual(preAuthBudgets({ auth: "operator" }), ["operator"]);
@@ -202,7 +208,8 @@ describe("the named budgets", () => {
     const claimRoutes = apiRoutes.filter((route) => route.auth === "claim");
     assert.ok(claimRoutes.some((route) => route.operationId === "rotateClaimToken"));
     for (const route of claimRoutes) assert.ok(!preAuthBudgets(route).includes("operator"), route.operationId);
-    for (const route of apiRoutes.filter((r) => r.operationId.startsWith("rotateClaimToken"))) assert.deepEqual(preAuthBudgets(route), ["claimToken"]);
+    for (const route of apiRoutes.filter((r) => r.operationId.startsWith("rotateClaimToken")))
+      assert.deepEqual(preAuthBudgets(route), ["claimToken"]);
   });
 
   test("a route with only a post-auth budget can answer 429 too", () => {

@@ -11,7 +11,8 @@ function cache(limits = { maxEntries: 100, maxBytes: 1_000_000 }) {
   const signals = new LocalSignals();
   const clock = { now: 120_000 };
   const readCache = new ReadCache(limits, signals, () => clock.now);
-  const put = (key: string, scope = page("p"), value: string = key) => readCache.set(key, scope, value, readCache.generation(scope));
+  const put = (key: string, scope = page("p"), value: string = key) =>
+    readCache.set(key, scope, value, readCache.generation(scope));
   return { signals, clock, readCache, put };
 }
 

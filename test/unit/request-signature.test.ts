@@ -56,7 +56,10 @@ describe("signRequest", () => {
   });
 
   test("the query string is part of the signed target", () => {
-    assert.notEqual(signRequest(SECRET, request()), signRequest(SECRET, request({ target: "/api/v1/sites/my-blog/pages/p/comments" })));
+    assert.notEqual(
+      signRequest(SECRET, request()),
+      signRequest(SECRET, request({ target: "/api/v1/sites/my-blog/pages/p/comments" })),
+    );
   });
 });
 
@@ -89,8 +92,14 @@ describe("checkRequestSignature", () => {
   test("a different body, target, method or timestamp is a mismatch", () => {
     const r = request();
     const sig = signed(r);
-    assert.equal(checkRequestSignature(SECRET, { ...r, body: Buffer.from('{"content":"hello"}') }, sig, NOW), "mismatch");
-    assert.equal(checkRequestSignature(SECRET, { ...r, target: "/api/v1/sites/my-blog/pages/p/comments" }, sig, NOW), "mismatch");
+    assert.equal(
+      checkRequestSignature(SECRET, { ...r, body: Buffer.from('{"content":"hello"}') }, sig, NOW),
+      "mismatch",
+    );
+    assert.equal(
+      checkRequestSignature(SECRET, { ...r, target: "/api/v1/sites/my-blog/pages/p/comments" }, sig, NOW),
+      "mismatch",
+    );
     assert.equal(checkRequestSignature(SECRET, { ...r, method: "PUT" }, sig, NOW), "mismatch");
     assert.equal(checkRequestSignature(SECRET, { ...r, timestamp: String(NOW + 1) }, sig, NOW), "mismatch");
   });
@@ -99,14 +108,25 @@ describe("checkRequestSignature", () => {
     const r = request();
     const sig = signed(r);
     for (const timestamp of ["", "12.5", "-5", "1e9", " 1763726400", "0x10", "1763726400000000"]) {
-      assert.equal(checkRequestSignature(SECRET, { ...r, timestamp }, sig, NOW), "malformed", JSON.stringify(timestamp));
+      assert.equal(
+        checkRequestSignature(SECRET, { ...r, timestamp }, sig, NOW),
+        "malformed",
+        JSON.stringify(timestamp),
+      );
     }
   });
 
   test("malformed signatures: upper case, short, long, non-hex", () => {
     const r = request();
     const sig = signed(r);
-    for (const bad of [sig.toUpperCase(), sig.slice(0, 63), `${sig}0`, `${sig.slice(0, 63)}g`, "", Buffer.from(sig, "hex").toString("base64")]) {
+    for (const bad of [
+      sig.toUpperCase(),
+      sig.slice(0, 63),
+      `${sig}0`,
+      `${sig.slice(0, 63)}g`,
+      "",
+      Buffer.from(sig, "hex").toString("base64"),
+    ]) {
       assert.equal(checkRequestSignature(SECRET, r, bad, NOW), "malformed", bad);
     }
   });

@@ -4,14 +4,24 @@ import { badlyEncodedPart } from "../../src/rest/request-target.ts";
 
 describe("badlyEncodedPart", () => {
   test("valid targets pass", () => {
-    for (const target of ["/", "/api/v1/sites/a/pages/b/sse", "/x/%24abc%3Alocalhost", "/x/%F0%9F%98%80", "/x?a=1&b=%C3%A9+c&flag&=&"]) {
+    for (const target of [
+      "/",
+      "/api/v1/sites/a/pages/b/sse",
+      "/x/%24abc%3Alocalhost",
+      "/x/%F0%9F%98%80",
+      "/x?a=1&b=%C3%A9+c&flag&=&",
+    ]) {
       assert.equal(badlyEncodedPart(target), null, target);
     }
   });
 
   test("bad escapes, non-UTF-8 bytes and encoded surrogates in the path", () => {
     for (const target of ["/x/%ZZ", "/x/%E", "/x/%", "/x/%C3", "/x/%FF", "/x/%ED%A0%80"]) {
-      assert.deepEqual(badlyEncodedPart(target), { field: "(path)", message: "is not valid percent-encoded UTF-8" }, target);
+      assert.deepEqual(
+        badlyEncodedPart(target),
+        { field: "(path)", message: "is not valid percent-encoded UTF-8" },
+        target,
+      );
     }
   });
 

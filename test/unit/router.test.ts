@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { Router } from "../../src/rest/router.ts";
 import type { Method, Route } from "../../src/rest/route.ts";
 
-const route = (method: Method, path: string): Route => ({ operationId: `${method} ${path}`, method, path }) as unknown as Route;
+const route = (method: Method, path: string): Route =>
+  ({ operationId: `${method} ${path}`, method, path }) as unknown as Route;
 
 const COMMENT = "/api/v1/sites/{site_id}/pages/{page_slug}/comments/{comment_id}";
 const routes = [
@@ -30,17 +31,27 @@ describe("Router.match", () => {
     const m = router.match("PATCH", "/api/v1/sites/my-blog/pages/hello/comments/%24abc%3Alocalhost");
     assert.equal(m.kind, "route");
     assert.equal(m.kind === "route" && m.route.operationId, `PATCH ${COMMENT}`);
-    assert.deepEqual(m.kind === "route" && m.params, { site_id: "my-blog", page_slug: "hello", comment_id: "$abc:localhost" });
+    assert.deepEqual(m.kind === "route" && m.params, {
+      site_id: "my-blog",
+      page_slug: "hello",
+      comment_id: "$abc:localhost",
+    });
   });
 
   test("an encoded '/' stays inside one param and is decoded", () => {
     const m = router.match("DELETE", "/api/v1/sites/s/pages/p/comments/%24base64%2Fwith%2Fslash");
     assert.equal(m.kind, "route");
-    assert.deepEqual(m.kind === "route" && m.params, { site_id: "s", page_slug: "p", comment_id: "$base64/with/slash" });
+    assert.deepEqual(m.kind === "route" && m.params, {
+      site_id: "s",
+      page_slug: "p",
+      comment_id: "$base64/with/slash",
+    });
   });
 
   test("an unencoded '/' in an event id does not match the single-segment template", () => {
-    assert.deepEqual(router.match("DELETE", "/api/v1/sites/s/pages/p/comments/$base64/with/slash"), { kind: "not-found" });
+    assert.deepEqual(router.match("DELETE", "/api/v1/sites/s/pages/p/comments/$base64/with/slash"), {
+      kind: "not-found",
+    });
   });
 
   test("percent-encoded emoji reaction keys are decoded", () => {
@@ -50,9 +61,15 @@ describe("Router.match", () => {
   });
 
   test("the same path with another method lists the allowed methods", () => {
-    assert.deepEqual(router.match("GET", "/api/v1/sites/s/pages/p/comments/%24e"), { kind: "method-not-allowed", allowed: ["PATCH", "DELETE"] });
+    assert.deepEqual(router.match("GET", "/api/v1/sites/s/pages/p/comments/%24e"), {
+      kind: "method-not-allowed",
+      allowed: ["PATCH", "DELETE"],
+    });
     assert.deepEqual(router.match("DELETE", "/api/v1/sites"), { kind: "method-not-allowed", allowed: ["POST"] });
-    assert.deepEqual(router.match("GET", "/api/v1/sites/s/pages/p/comments"), { kind: "method-not-allowed", allowed: ["QUERY", "POST"] });
+    assert.deepEqual(router.match("GET", "/api/v1/sites/s/pages/p/comments"), {
+      kind: "method-not-allowed",
+      allowed: ["QUERY", "POST"],
+    });
   });
 
   test("unknown paths are not found", () => {

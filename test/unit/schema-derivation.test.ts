@@ -47,7 +47,9 @@ describe("derivePostgresSchema on prisma/schema.prisma", () => {
   });
 
   test("every block but the datasource and the generators is kept, unchanged", () => {
-    const kept = (source.match(/^\w+ \w+ \{[^}]*\}/gm) ?? []).filter((block) => !/^(datasource|generator) /.test(block));
+    const kept = (source.match(/^\w+ \w+ \{[^}]*\}/gm) ?? []).filter(
+      (block) => !/^(datasource|generator) /.test(block),
+    );
     assert.ok(kept.length >= 10, `found ${kept.length} blocks`);
     for (const block of kept) assert.ok(derived.includes(block), block.split("\n")[0]);
   });
@@ -63,5 +65,8 @@ describe("derivePostgresSchema on prisma/schema.prisma", () => {
 });
 
 test("a source without the expected datasource/generator lines is refused", () => {
-  assert.throws(() => derivePostgresSchema('datasource db {\n  provider = "mysql"\n}\nmodel A {\n  id Int @id\n}\n'), /expected datasource\/generator/);
+  assert.throws(
+    () => derivePostgresSchema('datasource db {\n  provider = "mysql"\n}\nmodel A {\n  id Int @id\n}\n'),
+    /expected datasource\/generator/,
+  );
 });

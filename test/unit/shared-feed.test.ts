@@ -82,7 +82,13 @@ test("a joining client gets the frames after its position once live, skipping wh
   const feeds = new SharedFeeds(() => {});
   const source = new Source();
   source.push(5);
-  const { client, position } = await feeds.join("page", async () => source, 7, 1000, () => {});
+  const { client, position } = await feeds.join(
+    "page",
+    async () => source,
+    7,
+    1000,
+    () => {},
+  );
   assert.equal(position, 5);
   source.push(6);
   source.push(7);
@@ -102,8 +108,20 @@ test("frames waiting for a client past the bound disconnect it; the others go on
   const source = new Source();
   source.push(1);
   let dropped = 0;
-  const slow = await feeds.join("page", async () => source, 0, 20, () => dropped++);
-  const healthy = await feeds.join("page", async () => source, 0, 20, () => {});
+  const slow = await feeds.join(
+    "page",
+    async () => source,
+    0,
+    20,
+    () => dropped++,
+  );
+  const healthy = await feeds.join(
+    "page",
+    async () => source,
+    0,
+    20,
+    () => {},
+  );
   const writer = new Writer();
   healthy.client.live(asWriter(writer));
   for (let id = 2; id <= 6; id++) {
@@ -122,7 +140,10 @@ test("a subscription that fails to open fails every client waiting for it", asyn
   const open = async (): Promise<Source> => {
     throw new Error("site-not-found");
   };
-  await assert.rejects(Promise.all([feeds.join("page", open, 0, 10, () => {}), feeds.join("page", open, 0, 10, () => {})]), /site-not-found/);
+  await assert.rejects(
+    Promise.all([feeds.join("page", open, 0, 10, () => {}), feeds.join("page", open, 0, 10, () => {})]),
+    /site-not-found/,
+  );
   assert.equal(feeds.size, 0);
 });
 
@@ -148,5 +169,8 @@ test("ephemeral states superseded within one read are skipped, in order, everyth
     row("ephemeral", { kind: "presence", user: ada, presence: "offline" }),
     row("ephemeral", { kind: "receipt", user: ada, receipt_type: "m.read", event_id: "$1" }),
   ];
-  assert.deepEqual(coalesce(rows).map((r) => r.id), [2, 4, 5, 6, 7]);
+  assert.deepEqual(
+    coalesce(rows).map((r) => r.id),
+    [2, 4, 5, 6, 7],
+  );
 });

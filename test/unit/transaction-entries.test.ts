@@ -10,11 +10,24 @@ const deep = (levels: number) => {
 };
 
 test("bad entries are rejected by event id or by their place; good ones are kept in order", () => {
-  const good = { event_id: "$good", room_id: "!r:x", type: "m.room.message", sender: "@u:x", origin_server_ts: 1, content: { body: "hi" } };
+  const good = {
+    event_id: "$good",
+    room_id: "!r:x",
+    type: "m.room.message",
+    sender: "@u:x",
+    origin_server_ts: 1,
+    content: { body: "hi" },
+  };
   const typing = { type: "m.typing", room_id: "!r:x", content: { user_ids: ["@u:x"] } };
   const { events, ephemeral, rejected } = transactionEntries("t1", {
     events: [null, { ...good, event_id: "$deep", content: deep(5_000) }, good, { room_id: "!r:x" }],
-    ephemeral: [null, { type: "m.typing", room_id: "!r:x", content: { user_ids: "@u:x" } }, typing, { type: "m.receipt", room_id: "!r:x", content: { $e: "read" } }, { type: "m.presence", sender: 5 }],
+    ephemeral: [
+      null,
+      { type: "m.typing", room_id: "!r:x", content: { user_ids: "@u:x" } },
+      typing,
+      { type: "m.receipt", room_id: "!r:x", content: { $e: "read" } },
+      { type: "m.presence", sender: 5 },
+    ],
   });
   assert.deepEqual(events, [good]);
   assert.deepEqual(ephemeral, [typing]);
@@ -28,7 +41,10 @@ test("bad entries are rejected by event id or by their place; good ones are kept
 });
 
 test("the unstable ephemeral key, and bodies without lists", () => {
-  assert.equal(transactionEntries("t", { "de.sorunome.msc2409.ephemeral": [{ type: "m.typing" }] }).ephemeral.length, 1);
+  assert.equal(
+    transactionEntries("t", { "de.sorunome.msc2409.ephemeral": [{ type: "m.typing" }] }).ephemeral.length,
+    1,
+  );
   assert.deepEqual(transactionEntries("t", null), { events: [], ephemeral: [], rejected: [] });
   assert.deepEqual(transactionEntries("t", { events: "x" }), { events: [], ephemeral: [], rejected: [] });
 });

@@ -4,7 +4,10 @@ import { DomainError } from "../../src/core/errors.ts";
 import { UPLOAD_SLOTS } from "../../src/config/limits.ts";
 import { UploadSlots } from "../../src/rest/upload-slots.ts";
 
-const refused = (err: unknown) => err instanceof DomainError && err.status === 429 && err.extra.headers?.["Retry-After"] === String(UPLOAD_SLOTS.retryAfterSeconds);
+const refused = (err: unknown) =>
+  err instanceof DomainError &&
+  err.status === 429 &&
+  err.extra.headers?.["Retry-After"] === String(UPLOAD_SLOTS.retryAfterSeconds);
 
 test("upload slots: bounded per client and per instance, freed once (a second release changes nothing)", () => {
   const slots = new UploadSlots();

@@ -31,7 +31,10 @@ function fakeHomeserver(rooms: Record<string, Record<string, unknown>>, propagat
 
 describe("applyAvatar", () => {
   test("a homeserver that does not propagate: the service sends each room's member event, keeping the rest of it", async () => {
-    const rooms = { "!a": { membership: "join", displayname: "Alice" }, "!b": { membership: "join", displayname: "Alice", avatar_url: "mxc://hs/old" } };
+    const rooms = {
+      "!a": { membership: "join", displayname: "Alice" },
+      "!b": { membership: "join", displayname: "Alice", avatar_url: "mxc://hs/old" },
+    };
     const { hs, calls } = fakeHomeserver(rooms, false);
     await applyAvatar(hs, USER, "mxc://hs/new");
     assert.deepEqual(calls, [
@@ -42,14 +45,24 @@ describe("applyAvatar", () => {
   });
 
   test("removal clears the avatar from the member events", async () => {
-    const rooms = { "!a": { membership: "join", displayname: "Alice", avatar_url: "mxc://hs/old" }, "!b": { membership: "join", avatar_url: "" } };
+    const rooms = {
+      "!a": { membership: "join", displayname: "Alice", avatar_url: "mxc://hs/old" },
+      "!b": { membership: "join", avatar_url: "" },
+    };
     const { hs, calls } = fakeHomeserver(rooms, false);
     await applyAvatar(hs, USER, null);
-    assert.deepEqual(calls, [`profile ${USER} null`, `member ${USER} !a {"membership":"join","displayname":"Alice"}`], "an empty avatar_url is none already");
+    assert.deepEqual(
+      calls,
+      [`profile ${USER} null`, `member ${USER} !a {"membership":"join","displayname":"Alice"}`],
+      "an empty avatar_url is none already",
+    );
   });
 
   test("a homeserver that propagates (Synapse): nothing more is sent", async () => {
-    const { hs, calls } = fakeHomeserver({ "!a": { membership: "join" }, "!b": { membership: "join", avatar_url: "mxc://hs/old" } }, true);
+    const { hs, calls } = fakeHomeserver(
+      { "!a": { membership: "join" }, "!b": { membership: "join", avatar_url: "mxc://hs/old" } },
+      true,
+    );
     await applyAvatar(hs, USER, "mxc://hs/new");
     assert.deepEqual(calls, [`profile ${USER} mxc://hs/new`]);
   });

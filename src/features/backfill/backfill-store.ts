@@ -19,14 +19,22 @@ export class BackfillStore {
   async recordSite(siteId: string, spaceRoomId: string): Promise<void> {
     // Another site's stale claim on the Space (a retired and re-registered id) gives way.
     await this.db.site.updateMany({ where: { spaceRoomId, id: { not: siteId } }, data: { spaceRoomId: null } });
-    await this.db.site.upsert({ where: { id: siteId }, create: { id: siteId, source: "api", spaceRoomId }, update: { spaceRoomId } });
+    await this.db.site.upsert({
+      where: { id: siteId },
+      create: { id: siteId, source: "api", spaceRoomId },
+      update: { spaceRoomId },
+    });
   }
 
   /**
    * A page's rooms, oldest first: the newest is the page's active room, the older ones (its
    * upgrades' predecessors) superseded. A room being retired stays so.
    */
-  async recordPageRooms(siteId: string, pageSlug: string, rooms: Array<{ roomId: string; roomVersion: string }>): Promise<void> {
+  async recordPageRooms(
+    siteId: string,
+    pageSlug: string,
+    rooms: Array<{ roomId: string; roomVersion: string }>,
+  ): Promise<void> {
     await this.db.$transaction(async (tx) => {
       for (const [i, room] of rooms.entries()) {
         const state = i === rooms.length - 1 ? "active" : "superseded";
@@ -41,12 +49,21 @@ export class BackfillStore {
   }
 
   async progress(roomId: string): Promise<RoomProgress> {
-    const row = await this.db.backfillProgress.findUnique({ where: { roomId }, select: { nextToken: true, events: true } });
+    const row = await this.db.backfillProgress.findUnique({
+      where: { roomId },
+      select: { nextToken: true, events: true },
+    });
     return row ?? { nextToken: null, events: 0 };
   }
 
   /** Records a page of the room's timeline as applied. */
-  async advance(roomId: string, where: { siteId: string; pageSlug: string | null }, nextToken: string | null, lastEventId: string, read: number): Promise<void> {
+  async advance(
+    roomId: string,
+    where: { siteId: string; pageSlug: string | null },
+    nextToken: string | null,
+    lastEventId: string,
+    read: number,
+  ): Promise<void> {
     await this.db.backfillProgress.upsert({
       where: { roomId },
       create: { roomId, ...where, nextToken, lastEventId, events: read },
@@ -60,12 +77,19 @@ export class BackfillStore {
    * display name would rename them to the neutral default.
    */
   async nameVisitors(siteId: string, roomId: string): Promise<void> {
-    const unnamed = await this.db.virtualUser.findMany({ where: { siteId, displayName: null }, select: { userId: true } });
+    const unnamed = await this.db.virtualUser.findMany({
+      where: { siteId, displayName: null },
+      select: { userId: true },
+    });
     if (unnamed.length === 0) return;
     const named = await this.db.roomMember.findMany({
       where: { roomId, userId: { in: unnamed.map((u) => u.userId) }, displayName: { not: null } },
       select: { userId: true, displayName: true },
     });
-    for (const member of named) await this.db.virtualUser.updateMany({ where: { userId: member.userId, displayName: null }, data: { displayName: member.displayName } });
+    for (const member of named)
+      await this.db.virtualUser.updateMany({
+        where: { userId: member.userId, displayName: null },
+        data: { displayName: member.displayName },
+      });
   }
 }

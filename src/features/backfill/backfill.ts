@@ -72,7 +72,12 @@ export class Backfill {
     const rooms = plans.flatMap((site) => [
       { siteId: site.siteId, pageSlug: null, roomId: site.spaceRoomId, role: "space" as const },
       ...site.pages.flatMap((page) =>
-        page.rooms.map((room, i) => ({ siteId: site.siteId, pageSlug: page.pageSlug, roomId: room.roomId, role: i === page.rooms.length - 1 ? ("active" as const) : ("superseded" as const) })),
+        page.rooms.map((room, i) => ({
+          siteId: site.siteId,
+          pageSlug: page.pageSlug,
+          roomId: room.roomId,
+          role: i === page.rooms.length - 1 ? ("active" as const) : ("superseded" as const),
+        })),
       ),
     ]);
     listener.planned(rooms.length);
@@ -91,7 +96,10 @@ export class Backfill {
   }
 
   /** Reads a room's timeline from where the last run stopped to its end. */
-  private async readRoom(room: Omit<RoomReport, "read" | "total" | "error">, listener: BackfillProgressListener): Promise<RoomReport> {
+  private async readRoom(
+    room: Omit<RoomReport, "read" | "total" | "error">,
+    listener: BackfillProgressListener,
+  ): Promise<RoomReport> {
     const progress = await this.store.progress(room.roomId);
     let from = progress.nextToken;
     let read = 0;
@@ -102,12 +110,19 @@ export class Backfill {
         // /messages may leave out room_id (it names the room already); the projection keys on it.
         const events = page.chunk.map((event) => ({ ...event, room_id: room.roomId }) as RoomEvent);
         // Visitors first: a comment names its author's key (and a redacted one has no proof left).
-        for (const visitor of visitorsOf(events, room.siteId, this.hs.names)) await this.visitors.recordUser(visitor.userId, room.siteId, visitor.publicKey);
+        for (const visitor of visitorsOf(events, room.siteId, this.hs.names))
+          await this.visitors.recordUser(visitor.userId, room.siteId, visitor.publicKey);
         await this.projector.applyTransaction(events);
         read += events.length;
         listener.page(room, read);
         // Without an end token the next run reads this last page again, which changes nothing.
-        await this.store.advance(room.roomId, { siteId: room.siteId, pageSlug: room.pageSlug }, page.end ?? from, events.at(-1)!.event_id, events.length);
+        await this.store.advance(
+          room.roomId,
+          { siteId: room.siteId, pageSlug: room.pageSlug },
+          page.end ?? from,
+          events.at(-1)!.event_id,
+          events.length,
+        );
         if (page.end === null) break;
         from = page.end;
       }
@@ -125,11 +140,16 @@ export class Backfill {
  * The visitors' virtual users these events show (the write side records them on first write):
  * a proof block whose key derives the sender's id, which only this service can send as.
  */
-function visitorsOf(events: RoomEvent[], siteId: string, names: MatrixNames): Array<{ userId: string; publicKey: string }> {
+function visitorsOf(
+  events: RoomEvent[],
+  siteId: string,
+  names: MatrixNames,
+): Array<{ userId: string; publicKey: string }> {
   const found = new Map<string, string>();
   for (const event of events) {
     const proof = typeof event.content === "object" && event.content !== null ? proofOf(event.content) : null;
-    if (proof && names.visitorUserId(siteId, Buffer.from(proof.public_key, "base64url")) === event.sender) found.set(event.sender, proof.public_key);
+    if (proof && names.visitorUserId(siteId, Buffer.from(proof.public_key, "base64url")) === event.sender)
+      found.set(event.sender, proof.public_key);
   }
   return [...found].map(([userId, publicKey]) => ({ userId, publicKey }));
 }

@@ -8,6 +8,7 @@
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { isValidPageSlug, isValidSiteId } from "../../core/identifiers.ts";
 import { homeserverFailure } from "../../matrix/errors.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 export interface PagePlan {
   pageSlug: string;
@@ -35,21 +36,30 @@ interface RoomSummary {
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 
 async function summarize(hs: Homeserver, roomId: string): Promise<RoomSummary> {
-  const summary: RoomSummary = { roomId, roomVersion: "1", isSpace: false, predecessor: null, replacement: null, aliases: [], name: null, children: [] };
+  const summary: RoomSummary = {
+    roomId,
+    roomVersion: "1",
+    isSpace: false,
+    predecessor: null,
+    replacement: null,
+    aliases: [],
+    name: null,
+    children: [],
+  };
   for (const event of await hs.roomState(roomId)) {
     const content = event.content ?? {};
-    if (event.type === "m.room.create") {
+    if (event.type === EventType.Create) {
       summary.roomVersion = text(content.room_version) ?? "1";
       summary.isSpace = content.type === "m.space";
       summary.predecessor = text((content.predecessor as { room_id?: unknown } | undefined)?.room_id);
-    } else if (event.type === "m.room.tombstone") {
+    } else if (event.type === EventType.Tombstone) {
       summary.replacement = text(content.replacement_room);
-    } else if (event.type === "m.room.canonical_alias") {
+    } else if (event.type === EventType.CanonicalAlias) {
       const alt = Array.isArray(content.alt_aliases) ? content.alt_aliases : [];
       summary.aliases = [content.alias, ...alt].filter((a): a is string => typeof a === "string");
-    } else if (event.type === "m.room.name") {
+    } else if (event.type === EventType.Name) {
       summary.name = text(content.name);
-    } else if (event.type === "m.space.child" && Array.isArray(content.via) && content.via.length > 0) {
+    } else if (event.type === EventType.SpaceChild && Array.isArray(content.via) && content.via.length > 0) {
       summary.children.push(event.state_key);
     }
   }
@@ -57,11 +67,16 @@ async function summarize(hs: Homeserver, roomId: string): Promise<RoomSummary> {
 }
 
 /** The service's site and page aliases, parsed (site ids and page slugs have no "_"). */
-function parseAlias(alias: string, prefix: string, serverName: string): { siteId: string; pageSlug: string | null } | null {
+function parseAlias(
+  alias: string,
+  prefix: string,
+  serverName: string,
+): { siteId: string; pageSlug: string | null } | null {
   const suffix = `:${serverName}`;
   if (!alias.startsWith(`#${prefix}`) || !alias.endsWith(suffix)) return null;
   const [siteId, pageSlug, ...rest] = alias.slice(1 + prefix.length, -suffix.length).split("_");
-  if (rest.length > 0 || !siteId || !isValidSiteId(siteId) || (pageSlug !== undefined && !isValidPageSlug(pageSlug))) return null;
+  if (rest.length > 0 || !siteId || !isValidSiteId(siteId) || (pageSlug !== undefined && !isValidPageSlug(pageSlug)))
+    return null;
   return { siteId, pageSlug: pageSlug ?? null };
 }
 
@@ -105,8 +120,12 @@ async function summarizeSite(hs: Homeserver, siteId: string, summaries: Map<stri
   }
 }
 
-function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, prefix: string, serverName: string): SitePlan[] {
-
+function plansOf(
+  summaries: Map<string, RoomSummary>,
+  onlySite: string | null,
+  prefix: string,
+  serverName: string,
+): SitePlan[] {
   const sites = new Map<string, SitePlan>();
   const childOf = new Map<string, string>();
   for (const room of summaries.values()) {
@@ -120,7 +139,8 @@ function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, p
   const successorOf = new Map<string, string>();
   for (const room of summaries.values()) {
     if (room.replacement && summaries.has(room.replacement)) successorOf.set(room.roomId, room.replacement);
-    else if (room.predecessor && summaries.has(room.predecessor) && !successorOf.has(room.predecessor)) successorOf.set(room.predecessor, room.roomId);
+    else if (room.predecessor && summaries.has(room.predecessor) && !successorOf.has(room.predecessor))
+      successorOf.set(room.predecessor, room.roomId);
   }
   const predecessorOf = new Map([...successorOf].map(([from, to]) => [to, from]));
 
@@ -129,7 +149,12 @@ function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, p
     if (room.isSpace || chained.has(room.roomId)) continue;
     // The page's oldest room, then forward to its newest, each room once (a cycle ends it).
     let oldest = room.roomId;
-    for (const seen = new Set([oldest]); predecessorOf.has(oldest) && !seen.has(predecessorOf.get(oldest)!); seen.add(oldest)) oldest = predecessorOf.get(oldest)!;
+    for (
+      const seen = new Set([oldest]);
+      predecessorOf.has(oldest) && !seen.has(predecessorOf.get(oldest)!);
+      seen.add(oldest)
+    )
+      oldest = predecessorOf.get(oldest)!;
     const chain: RoomSummary[] = [];
     for (let id: string | undefined = oldest; id && !chained.has(id); id = successorOf.get(id)) {
       chained.add(id);
@@ -138,7 +163,10 @@ function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, p
     const page = pageOf(chain, childOf, prefix, serverName);
     const site = page && sites.get(page.siteId);
     if (!page || !site) continue;
-    site.pages.push({ pageSlug: page.pageSlug, rooms: chain.map((r) => ({ roomId: r.roomId, roomVersion: r.roomVersion })) });
+    site.pages.push({
+      pageSlug: page.pageSlug,
+      rooms: chain.map((r) => ({ roomId: r.roomId, roomVersion: r.roomVersion })),
+    });
   }
   const plans = [...sites.values()].sort((a, b) => a.siteId.localeCompare(b.siteId));
   for (const plan of plans) plan.pages.sort((a, b) => a.pageSlug.localeCompare(b.pageSlug));
@@ -149,7 +177,12 @@ function plansOf(summaries: Map<string, RoomSummary>, onlySite: string | null, p
  * Which page a chain of rooms is: a page alias of its rooms (newest first: an upgrade moves
  * the alias), else a Space's child named `<site_id>/<page_slug>` as provisioning names them.
  */
-function pageOf(chain: RoomSummary[], childOf: Map<string, string>, prefix: string, serverName: string): { siteId: string; pageSlug: string } | null {
+function pageOf(
+  chain: RoomSummary[],
+  childOf: Map<string, string>,
+  prefix: string,
+  serverName: string,
+): { siteId: string; pageSlug: string } | null {
   const newestFirst = [...chain].reverse();
   for (const room of newestFirst) {
     for (const alias of room.aliases) {

@@ -19,7 +19,8 @@ export const DEFAULT_PAGE_SIZE = 100;
 /** --page-size: 1 to 1000 events per request (undefined: the default). */
 export function pageSizeOption(text: string | undefined): number {
   const pageSize = Number(text ?? DEFAULT_PAGE_SIZE);
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new ConfigError("--page-size must be an integer from 1 to 1000");
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+    throw new ConfigError("--page-size must be an integer from 1 to 1000");
   return pageSize;
 }
 
@@ -30,7 +31,8 @@ export interface BackfillRunOptions {
   out: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
 }
 
-const where = (room: Pick<RoomReport, "siteId" | "pageSlug">) => (room.pageSlug === null ? `${room.siteId} (space)` : `${room.siteId}/${room.pageSlug}`);
+const where = (room: Pick<RoomReport, "siteId" | "pageSlug">) =>
+  room.pageSlug === null ? `${room.siteId} (space)` : `${room.siteId}/${room.pageSlug}`;
 
 /** One plain line per room, or on a terminal a bar redrawn in place. */
 export function progressPrinter(out: BackfillRunOptions["out"]): BackfillProgressListener {
@@ -39,7 +41,9 @@ export function progressPrinter(out: BackfillRunOptions["out"]): BackfillProgres
       planned: (rooms) => out.write(`backfill: ${rooms} rooms to read\n`),
       page: () => {},
       room: (r, done, planned) =>
-        out.write(`backfill: [${done}/${planned}] ${where(r)} ${r.roomId} ${r.role}: ${r.read} events read (${r.total} in all)${r.error ? ` FAILED: ${r.error}` : ""}\n`),
+        out.write(
+          `backfill: [${done}/${planned}] ${where(r)} ${r.roomId} ${r.role}: ${r.read} events read (${r.total} in all)${r.error ? ` FAILED: ${r.error}` : ""}\n`,
+        ),
     };
   }
   let done = 0;
@@ -81,11 +85,13 @@ export async function runBackfill(config: Config, options: BackfillRunOptions): 
     return BACKFILL_EXIT.siteNotFound;
   }
   await migrate(config.database.url);
-  const db = await openDatabase(config.database.url);
+  const db = await openDatabase(config.database.url, config.database);
   try {
     const backfill = new Backfill(db, hs, new Sites(db, config.sites), options.pageSize);
     const summary = await backfill.run(plans, progressPrinter(options.out));
-    say(`${summary.sites} sites, ${summary.rooms} rooms, ${summary.events} events read; ${summary.failed.length} rooms failed`);
+    say(
+      `${summary.sites} sites, ${summary.rooms} rooms, ${summary.events} events read; ${summary.failed.length} rooms failed`,
+    );
     return summary.failed.length > 0 ? BACKFILL_EXIT.partial : BACKFILL_EXIT.ok;
   } finally {
     await db.$disconnect();

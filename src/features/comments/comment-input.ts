@@ -4,27 +4,49 @@ import { graphemeCount, hasControlCharacters } from "../../security/graphemes.ts
 import { isValidEventId } from "../../core/identifiers.ts";
 import { geoUriProblem } from "./geo-uri.ts";
 import { MAX_DISPLAY_NAME_CODE_POINTS } from "../../matrix/events.ts";
-
-export const MAX_COMMENT_GRAPHEMES = 10_000;
-export const MAX_DISPLAY_NAME_GRAPHEMES = 50;
-export const MAX_REACTION_KEY_GRAPHEMES = 32;
-export const MAX_POLL_QUESTION_GRAPHEMES = 500;
-export const MAX_POLL_OPTION_GRAPHEMES = 200;
-export const POLL_OPTIONS = { min: 2, max: 20 } as const;
-export const MAX_LOCATION_DESCRIPTION_GRAPHEMES = 1_000;
+import { HTML_FORMAT } from "../../contract/matrix-vocabulary.ts";
+import {
+  MAX_COMMENT_GRAPHEMES,
+  POLL_OPTIONS,
+  MAX_DISPLAY_NAME_GRAPHEMES,
+  MAX_REACTION_KEY_GRAPHEMES,
+  MAX_POLL_QUESTION_GRAPHEMES,
+  MAX_POLL_OPTION_GRAPHEMES,
+  MAX_LOCATION_DESCRIPTION_GRAPHEMES,
+} from "../../config/limits.ts";
 
 export function checkCommentText(field: string, value: string | null, errors: FieldError[]): void {
   if (value === null) errors.push({ field, message: "is required" });
   else if (value.trim() === "") errors.push({ field, message: "must not be empty" });
-  else if (graphemeCount(value, MAX_COMMENT_GRAPHEMES) > MAX_COMMENT_GRAPHEMES) errors.push({ field, message: `must be at most ${MAX_COMMENT_GRAPHEMES} grapheme clusters` });
-  else if (hasControlCharacters(value.replace(/[\n\t]/g, ""))) errors.push({ field, message: "must not contain control characters other than newline and tab" });
+  else if (graphemeCount(value, MAX_COMMENT_GRAPHEMES) > MAX_COMMENT_GRAPHEMES)
+    errors.push({ field, message: `must be at most ${MAX_COMMENT_GRAPHEMES} grapheme clusters` });
+  else if (hasControlCharacters(value.replace(/[\n\t]/g, "")))
+    errors.push({ field, message: "must not contain control characters other than newline and tab" });
+}
+
+/**
+ * A formatted body comes with its format and the plain `body` (the fallback every client shows
+ * without HTML); it is not signed, and every reader sanitizes it (the widget: an allowlist of the
+ * specification's subset). Its size is bounded by the event's (checkSendable: the homeserver's
+ * 64 KiB), so a body and its HTML fit one event together.
+ */
+export function checkFormattedBody(format: string | null, formattedBody: string | null, errors: FieldError[]): void {
+  if (format === null && formattedBody === null) return;
+  if (format !== HTML_FORMAT) errors.push({ field: "format", message: `must be "${HTML_FORMAT}" with formatted_body` });
+  if (formattedBody === null) errors.push({ field: "formatted_body", message: "is required with format" });
+  else if (formattedBody.trim() === "") errors.push({ field: "formatted_body", message: "must not be empty" });
+  else if (hasControlCharacters(formattedBody.replace(/[\n\t]/g, "")))
+    errors.push({ field: "formatted_body", message: "must not contain control characters other than newline and tab" });
 }
 
 /** A short label: trimmed, 1-max grapheme clusters, no control characters. */
 export function checkLabel(field: string, value: string, max: number, errors: FieldError[]): void {
   const count = graphemeCount(value, max);
   if (value.trim() !== value || count < 1 || count > max || hasControlCharacters(value)) {
-    errors.push({ field, message: `must be 1-${max} grapheme clusters, without leading or trailing whitespace or control characters` });
+    errors.push({
+      field,
+      message: `must be 1-${max} grapheme clusters, without leading or trailing whitespace or control characters`,
+    });
   }
 }
 
@@ -39,7 +61,10 @@ export function checkDisplayName(value: string | null, errors: FieldError[]): vo
   let codePoints = 0;
   for (const _ of value) codePoints++;
   if (codePoints > MAX_DISPLAY_NAME_CODE_POINTS) {
-    errors.push({ field: "display_name", message: `must be at most ${MAX_DISPLAY_NAME_CODE_POINTS} Unicode code points (the homeserver's limit; this one has ${codePoints})` });
+    errors.push({
+      field: "display_name",
+      message: `must be at most ${MAX_DISPLAY_NAME_CODE_POINTS} Unicode code points (the homeserver's limit; this one has ${codePoints})`,
+    });
   }
 }
 
@@ -68,8 +93,15 @@ export function checkLocation(geoUri: string, description: string | null, errors
   if (problem) errors.push({ field: "geo_uri", message: problem });
   if (description !== null) {
     const count = graphemeCount(description, MAX_LOCATION_DESCRIPTION_GRAPHEMES);
-    if (description.trim() === "" || count > MAX_LOCATION_DESCRIPTION_GRAPHEMES || hasControlCharacters(description.replace(/\n/g, ""))) {
-      errors.push({ field: "description", message: `must be 1-${MAX_LOCATION_DESCRIPTION_GRAPHEMES} grapheme clusters without control characters other than newline` });
+    if (
+      description.trim() === "" ||
+      count > MAX_LOCATION_DESCRIPTION_GRAPHEMES ||
+      hasControlCharacters(description.replace(/\n/g, ""))
+    ) {
+      errors.push({
+        field: "description",
+        message: `must be 1-${MAX_LOCATION_DESCRIPTION_GRAPHEMES} grapheme clusters without control characters other than newline`,
+      });
     }
   }
 }

@@ -1,5 +1,6 @@
 // Location routes: MSC3488 locations.
-import { requestBodies } from "./schemas.ts";
+import { eventId, displayName } from "./schemas.ts";
+import { proofBody } from "../../rest/schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import type { Route } from "../../rest/route.ts";
@@ -17,7 +18,19 @@ export const postLocation = visitorWriteRoute({
   operation: postLocationWrite,
   idempotencyKey: true,
   params: pagePath,
-  body: requestBodies.postLocation,
+  body: proofBody(
+    {
+      geo_uri: { type: "string", description: "A geo URI (RFC 5870, WGS-84), e.g. geo:48.2010,16.3695;u=35." },
+      description: {
+        type: ["string", "null"],
+        description: "Optional text shown with the location (1-1000 grapheme clusters).",
+      },
+      display_name: displayName,
+      reply_to: eventId,
+      thread_root: eventId,
+    },
+    ["geo_uri"],
+  ),
   problems: { 404: ["comment-not-found"], 409: ["comment-redacted"] },
 });
 

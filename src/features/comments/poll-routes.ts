@@ -1,5 +1,7 @@
 // Poll routes: MSC3381 polls and votes.
-import { pathParams, requestBodies } from "./schemas.ts";
+import { pathParams, eventId, displayName } from "./schemas.ts";
+import { proofBody } from "../../rest/schemas.ts";
+import { GRAPHQL_INT } from "../../rest/graphql-int.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import type { Route } from "../../rest/route.ts";
@@ -18,7 +20,26 @@ export const createPoll = visitorWriteRoute({
   operation: createPollWrite,
   idempotencyKey: true,
   params: pagePath,
-  body: requestBodies.createPoll,
+  body: proofBody(
+    {
+      question: {
+        type: "string",
+        description: "1-500 grapheme clusters, no leading/trailing whitespace, no control characters.",
+      },
+      options: {
+        type: "array",
+        minItems: 2,
+        maxItems: 20,
+        items: { type: "string" },
+        description: '2-20 options, each 1-200 grapheme clusters; answer ids are "0", "1", … in this order.',
+      },
+      max_selections: { type: ["integer", "null"], ...GRAPHQL_INT, description: "Only 1 is accepted (the default)." },
+      display_name: displayName,
+      reply_to: eventId,
+      thread_root: eventId,
+    },
+    ["question", "options"],
+  ),
   problems: { 404: ["comment-not-found"], 409: ["comment-redacted"] },
 });
 
@@ -34,7 +55,9 @@ export const vote = visitorWriteRoute({
   operation: voteWrite,
   idempotencyKey: false,
   params: { ...pagePath, poll_id: pathParams.poll_id },
-  body: requestBodies.vote,
+  body: proofBody({ option_id: { type: "string", description: 'The answer id: "0", "1", … in option order.' } }, [
+    "option_id",
+  ]),
   problems: { 404: ["comment-not-found", "poll-not-found"], 409: ["comment-redacted"] },
 });
 

@@ -1,5 +1,6 @@
 // Reaction routes: m.reaction annotations on a comment (204, idempotent).
-import { pathParams, requestBodies } from "./schemas.ts";
+import { pathParams } from "./schemas.ts";
+import { proofBody } from "../../rest/schemas.ts";
 import { pagePath } from "../../rest/route-helpers.ts";
 import { visitorWriteRoute } from "../../rest/visitor-write-route.ts";
 import type { Route } from "../../rest/route.ts";
@@ -21,7 +22,16 @@ export const react = visitorWriteRoute({
   operation: reactWrite,
   idempotencyKey: false,
   params: commentParams,
-  body: requestBodies.react,
+  body: proofBody(
+    {
+      key: {
+        type: "string",
+        description:
+          "The reaction key (an emoji): trimmed by the service, then 1-32 grapheme clusters, no control characters.",
+      },
+    },
+    ["key"],
+  ),
   problems: { 404: ["comment-not-found"], 409: ["comment-redacted"] },
 });
 
@@ -37,7 +47,7 @@ export const unreact = visitorWriteRoute({
   operation: unreactWrite,
   idempotencyKey: false,
   params: { ...commentParams, key: pathParams.key },
-  body: requestBodies.unreact,
+  body: proofBody({}, []),
   problems: { 404: ["comment-not-found"] },
 });
 

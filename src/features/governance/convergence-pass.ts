@@ -2,11 +2,10 @@
 // the rows the rooms lack (a room created while a role changed, a room adopted instead of
 // created) and writes every row the homeserver has not accepted yet (a failed write). It never
 // compares a written level with the room, so levels changed by hand in Matrix are not fought.
+import { PASS_INTERVALS_MS } from "../../config/limits.ts";
 import { classifyMatrixError } from "../../matrix/errors.ts";
 import { PeriodicPass } from "../../cluster/periodic-pass.ts";
 import type { RolePowerLevels } from "./power-levels.ts";
-
-export const CONVERGENCE_INTERVAL_MS = 30_000;
 
 export class ConvergencePass {
   private readonly pass = new PeriodicPass(() => this.runAll());
@@ -16,7 +15,7 @@ export class ConvergencePass {
     private readonly log: (message: string) => void,
   ) {}
 
-  start(intervalMs = CONVERGENCE_INTERVAL_MS): void {
+  start(intervalMs = PASS_INTERVALS_MS.convergence): void {
     this.pass.start(intervalMs);
   }
 

@@ -105,7 +105,10 @@ export class Governance implements GovernanceForBot {
       return { cancelled: pending.filter((c) => c.expiresAt > endedAt).length, revoked, adminsLeft };
     });
     if (cancelled === 0 && revoked === 0) {
-      throw notFound("role-not-found", `${userId} holds no ${scope.role} role and has no pending ${scope.role} claim on ${describe(scope)}.`);
+      throw notFound(
+        "role-not-found",
+        `${userId} holds no ${scope.role} role and has no pending ${scope.role} claim on ${describe(scope)}.`,
+      );
     }
     if (revoked > 0) await this.writeLevels(scope.siteId);
     const lastAdmin = scope.role === "admin" && revoked > 0 && adminsLeft === 0;
@@ -113,7 +116,12 @@ export class Governance implements GovernanceForBot {
       userId,
       level: levelOf(scope.role),
       warnings: lastAdmin
-        ? [{ code: "last-admin-removed", message: `Site ${scope.siteId} has no admin left; appoint one with an admin claim (the site's claim token still works).` }]
+        ? [
+            {
+              code: "last-admin-removed",
+              message: `Site ${scope.siteId} has no admin left; appoint one with an admin claim (the site's claim token still works).`,
+            },
+          ]
         : null,
     };
   }
@@ -146,7 +154,11 @@ export class Governance implements GovernanceForBot {
     const now = new Date();
     const applied = await this.store.transaction(async (tx) => {
       if (!(await tx.applyClaim(claim.id, now))) return false;
-      await tx.supersedeOthers({ siteId: claim.siteId, pageSlug: claim.pageSlug, role: claim.role, userId }, claim.id, now);
+      await tx.supersedeOthers(
+        { siteId: claim.siteId, pageSlug: claim.pageSlug, role: claim.role, userId },
+        claim.id,
+        now,
+      );
       if (claim.transfer) await tx.completeTransfer(claim.siteId, claim.id, now);
       return true;
     });
@@ -154,7 +166,9 @@ export class Governance implements GovernanceForBot {
       const current = await this.store.claimState(claim.id);
       return { ok: false, reason: refusal(current.status, current.expiresAt, "active") ?? "used" };
     }
-    const newClaimToken = claim.transfer ? (await rotateClaimToken({ sites: this.sites }, claim.siteId)).claimToken : null;
+    const newClaimToken = claim.transfer
+      ? (await rotateClaimToken({ sites: this.sites }, claim.siteId)).claimToken
+      : null;
     // The role is written even where the service wrote it before (a level lowered by hand is
     // restored by a new claim); an ownership transfer also removes admins made by hand in Matrix.
     const rooms = await this.roleRooms(claim.siteId, claim.pageSlug);
@@ -162,14 +176,26 @@ export class Governance implements GovernanceForBot {
     for (const room of rooms) force.set(room.roomId, new Set([...(force.get(room.roomId) ?? []), userId]));
     await this.writeLevels(claim.siteId, force);
     await this.invite(rooms[0], userId);
-    return { ok: true, siteId: claim.siteId, role: claim.role as RoleKind, pageSlug: claim.pageSlug || null, level: claim.level, newClaimToken };
+    return {
+      ok: true,
+      siteId: claim.siteId,
+      role: claim.role as RoleKind,
+      pageSlug: claim.pageSlug || null,
+      level: claim.level,
+      newClaimToken,
+    };
   }
 
   /** 400 for malformed ids and user ids and for the service's own users; 404/410 for a missing or retiring site. */
   private async requireScope(scope: RoleScope, userId: string): Promise<void> {
     checkPath(scope.siteId, scope.pageSlug ?? undefined);
     requireUserId(userId);
-    if (this.serviceUser(userId)) throw new DomainError("reserved-user-id", 400, `${userId} is one of the service's own Matrix users; roles go to ordinary accounts.`);
+    if (this.serviceUser(userId))
+      throw new DomainError(
+        "reserved-user-id",
+        400,
+        `${userId} is one of the service's own Matrix users; roles go to ordinary accounts.`,
+      );
     await this.requireActiveSite(scope.siteId);
   }
 
@@ -179,7 +205,11 @@ export class Governance implements GovernanceForBot {
   }
 
   /** A new pending claim; it replaces the user's pending claims of the same role. */
-  private async createClaim(tx: GovernanceStore, scope: RoleScope, userId: string): Promise<{ claim: PendingClaim; claimId: string }> {
+  private async createClaim(
+    tx: GovernanceStore,
+    scope: RoleScope,
+    userId: string,
+  ): Promise<{ claim: PendingClaim; claimId: string }> {
     const key = { siteId: scope.siteId, pageSlug: scope.pageSlug ?? "", role: scope.role, userId };
     await tx.cancelPendingClaims(key, new Date());
     const { claimId, token, tokenHash } = issueVerifyToken();
@@ -207,12 +237,19 @@ export class Governance implements GovernanceForBot {
    */
   private async invite(room: SiteRoom | undefined, userId: string): Promise<void> {
     if (!room) return;
-    await this.hs.invite(room.roomId, userId).catch((err) => this.log(`governance: invite of ${userId} to ${room.roomId} failed: ${classifyMatrixError(err).message}`));
+    await this.hs
+      .invite(room.roomId, userId)
+      .catch((err) =>
+        this.log(`governance: invite of ${userId} to ${room.roomId} failed: ${classifyMatrixError(err).message}`),
+      );
   }
 }
 
 function requireUserId(userId: string): void {
-  if (!isValidUserId(userId)) throw validationError("user_id must be a Matrix user id (@localpart:server).", [{ field: "user_id", message: "must be a Matrix user id" }]);
+  if (!isValidUserId(userId))
+    throw validationError("user_id must be a Matrix user id (@localpart:server).", [
+      { field: "user_id", message: "must be a Matrix user id" },
+    ]);
 }
 
 /** Why a claim in this state cannot be redeemed, or null when it can. */
@@ -227,4 +264,5 @@ function heldRole(row: { siteId: string; role: string; pageSlug: string; level: 
   return { siteId: row.siteId, role: row.role as RoleKind, pageSlug: row.pageSlug || null, level: row.level };
 }
 
-const describe = (scope: RoleScope) => (scope.pageSlug === null ? `site ${scope.siteId}` : `page ${scope.siteId}/${scope.pageSlug}`);
+const describe = (scope: RoleScope) =>
+  scope.pageSlug === null ? `site ${scope.siteId}` : `page ${scope.siteId}/${scope.pageSlug}`;

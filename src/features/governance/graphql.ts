@@ -15,14 +15,17 @@ declare module "../../graphql/context.ts" {
 const RoleKindType = builder.enumType("RoleKind", { values: ROLE_KINDS });
 
 const PendingRoleClaim = builder.objectRef<PendingClaim>("PendingRoleClaim").implement({
-  description: "A pending role claim: a role once its user sends `service-claim:<verifyToken>` to the AS bot in an unencrypted 1:1 DM.",
+  description:
+    "A pending role claim: a role once its user sends `service-claim:<verifyToken>` to the AS bot in an unencrypted 1:1 DM.",
   fields: (t) => ({
     pending: t.boolean({ resolve: () => true }),
     siteId: t.exposeString("siteId"),
     pageSlug: t.exposeString("pageSlug", { nullable: true, description: "The page of a moderator claim." }),
     role: t.field({ type: RoleKindType, resolve: (claim) => claim.role }),
     userId: t.exposeString("userId"),
-    level: t.exposeInt("level", { description: "The power level the role gives: admin 100, manager 75, moderator 50." }),
+    level: t.exposeInt("level", {
+      description: "The power level the role gives: admin 100, manager 75, moderator 50.",
+    }),
     verifyToken: t.exposeString("verifyToken", { description: "Single use; shown once; only its hash is stored." }),
     expiresAt: t.expose("expiresAt", { type: "DateTime" }),
   }),
@@ -38,7 +41,11 @@ const RevokedRoleType = builder.objectRef<RevokedRole>("RevokedRole").implement(
     revoked: t.boolean({ resolve: () => true }),
     userId: t.exposeString("userId"),
     level: t.exposeInt("level"),
-    warnings: t.expose("warnings", { type: [GovernanceWarningType], nullable: true, description: "Set when the last site admin was removed." }),
+    warnings: t.expose("warnings", {
+      type: [GovernanceWarningType],
+      nullable: true,
+      description: "Set when the last site admin was removed.",
+    }),
   }),
 });
 
@@ -69,22 +76,32 @@ builder.mutationFields((t) => ({
       role: t.arg({ type: RoleKindType, required: true }),
       userId: t.arg.string({ required: true }),
     },
-    resolve: (_root, args, ctx) => ctx.services.governance.claim({ siteId: args.siteId, pageSlug: args.pageSlug ?? null, role: args.role }, args.userId),
+    resolve: (_root, args, ctx) =>
+      ctx.services.governance.claim(
+        { siteId: args.siteId, pageSlug: args.pageSlug ?? null, role: args.role },
+        args.userId,
+      ),
   }),
   revokeRole: t.field({
     type: RevokedRoleType,
-    description: "Cancels a user's pending claim of a role and removes the applied role from every room it was written to.",
+    description:
+      "Cancels a user's pending claim of a role and removes the applied role from every room it was written to.",
     args: {
       siteId: t.arg.string({ required: true }),
       pageSlug: t.arg.string({ description: "The page, for moderators only." }),
       role: t.arg({ type: RoleKindType, required: true }),
       userId: t.arg.string({ required: true }),
     },
-    resolve: (_root, args, ctx) => ctx.services.governance.revoke({ siteId: args.siteId, pageSlug: args.pageSlug ?? null, role: args.role }, args.userId),
+    resolve: (_root, args, ctx) =>
+      ctx.services.governance.revoke(
+        { siteId: args.siteId, pageSlug: args.pageSlug ?? null, role: args.role },
+        args.userId,
+      ),
   }),
   transferOwnership: t.field({
     type: PendingTransferType,
-    description: "Starts an ownership transfer: a pending admin claim for the target; redeemed, the admin roster is reset to the target and the claim token rotated.",
+    description:
+      "Starts an ownership transfer: a pending admin claim for the target; redeemed, the admin roster is reset to the target and the claim token rotated.",
     args: { siteId: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.governance.transferOwnership(args.siteId, args.userId),
   }),

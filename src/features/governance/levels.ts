@@ -30,9 +30,13 @@ export function levelsInRoom(roles: AppliedRole[], pageSlug: string | null): Map
 }
 
 /** `content` (an m.room.power_levels content) with each user's level set, or removed for null. */
-export function withUserLevels(content: Record<string, unknown>, changes: ReadonlyMap<string, number | null>): Record<string, unknown> {
+export function withUserLevels(
+  content: Record<string, unknown>,
+  changes: ReadonlyMap<string, number | null>,
+): Record<string, unknown> {
   const current = content.users;
-  const users: Record<string, unknown> = typeof current === "object" && current !== null && !Array.isArray(current) ? { ...current } : {};
+  const users: Record<string, unknown> =
+    typeof current === "object" && current !== null && !Array.isArray(current) ? { ...current } : {};
   for (const [userId, level] of changes) {
     if (level === null) delete users[userId];
     else users[userId] = level;

@@ -7,7 +7,11 @@ export class PowerLevelStore {
 
   /** Records a level as written (a room created with it); an existing row stays. */
   async recordWritten(siteId: string, roomId: string, userId: string, level: number): Promise<void> {
-    await this.db.rolePowerLevel.upsert({ where: { roomId_userId: { roomId, userId } }, create: { roomId, userId, siteId, level, written: true }, update: {} });
+    await this.db.rolePowerLevel.upsert({
+      where: { roomId_userId: { roomId, userId } },
+      create: { roomId, userId, siteId, level, written: true },
+      update: {},
+    });
   }
 
   rowsOf(siteId: string) {
@@ -30,19 +34,30 @@ export class PowerLevelStore {
 
   /** The rows still to write (of one site, or all), by room and user. */
   unwritten(siteId?: string) {
-    return this.db.rolePowerLevel.findMany({ where: { written: false, ...(siteId ? { siteId } : {}) }, orderBy: [{ roomId: "asc" }, { userId: "asc" }] });
+    return this.db.rolePowerLevel.findMany({
+      where: { written: false, ...(siteId ? { siteId } : {}) },
+      orderBy: [{ roomId: "asc" }, { userId: "asc" }],
+    });
   }
 
   /** Marks the row written if it still asks for `level`: a change meanwhile stays unwritten. */
   async markWritten(roomId: string, userId: string, level: number | null): Promise<void> {
-    await this.db.rolePowerLevel.updateMany({ where: { roomId, userId, level, written: false }, data: { written: true, lastError: null } });
+    await this.db.rolePowerLevel.updateMany({
+      where: { roomId, userId, level, written: false },
+      data: { written: true, lastError: null },
+    });
   }
 
   async markFailed(roomId: string, lastError: string): Promise<void> {
-    await this.db.rolePowerLevel.updateMany({ where: { roomId, written: false }, data: { attempts: { increment: 1 }, lastError } });
+    await this.db.rolePowerLevel.updateMany({
+      where: { roomId, written: false },
+      data: { attempts: { increment: 1 }, lastError },
+    });
   }
 
   async sites(): Promise<string[]> {
-    return (await this.db.rolePowerLevel.findMany({ distinct: ["siteId"], select: { siteId: true } })).map((r) => r.siteId);
+    return (await this.db.rolePowerLevel.findMany({ distinct: ["siteId"], select: { siteId: true } })).map(
+      (r) => r.siteId,
+    );
   }
 }

@@ -14,6 +14,7 @@ import { GovernanceStore } from "./governance-store.ts";
 import { PowerLevelStore } from "./power-level-store.ts";
 import { levelsInRoom, withUserLevels, type AppliedRole } from "./levels.ts";
 import type { RoleKind } from "./standing.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 /** A room of a site: its Space (pageSlug null) or an active page room. */
 export interface SiteRoom {
@@ -62,8 +63,15 @@ export class RolePowerLevels {
    * also removes admins made by hand).
    */
   async reconcile(siteId: string, force: ReadonlyMap<string, ReadonlySet<string>> = new Map()): Promise<void> {
-    const [roles, rooms, rows] = await Promise.all([this.appliedRoles(siteId), this.rooms(siteId), this.store.rowsOf(siteId)]);
-    await this.store.keepOnly(siteId, rooms.map((r) => r.roomId));
+    const [roles, rooms, rows] = await Promise.all([
+      this.appliedRoles(siteId),
+      this.rooms(siteId),
+      this.store.rowsOf(siteId),
+    ]);
+    await this.store.keepOnly(
+      siteId,
+      rooms.map((r) => r.roomId),
+    );
     for (const room of rooms) {
       const wanted = levelsInRoom(roles, room.pageSlug);
       const existing = new Map(rows.filter((r) => r.roomId === room.roomId).map((r) => [r.userId, r]));
@@ -86,12 +94,17 @@ export class RolePowerLevels {
   /** Users other than `keep` at admin level in the site's rooms as projected (also those made by hand), per room. */
   async otherAdmins(siteId: string, keep: string): Promise<Map<string, Set<string>>> {
     const rooms = await this.rooms(siteId);
-    const states = await this.roomStore.currentState(rooms.map((r) => r.roomId), ["m.room.power_levels"]);
+    const states = await this.roomStore.currentState(
+      rooms.map((r) => r.roomId),
+      [EventType.PowerLevels],
+    );
     const ours = inServiceNamespace(this.hs.names);
     const admins = new Map<string, Set<string>>();
     for (const state of states) {
       const users = (JSON.parse(state.content) as { users?: Record<string, unknown> }).users ?? {};
-      const found = Object.entries(users).filter(([userId, level]) => userId !== keep && !ours(userId) && Number(level) >= ROLE_LEVELS.admin).map(([userId]) => userId);
+      const found = Object.entries(users)
+        .filter(([userId, level]) => userId !== keep && !ours(userId) && Number(level) >= ROLE_LEVELS.admin)
+        .map(([userId]) => userId);
       admins.set(state.roomId, new Set(found));
     }
     return admins;
@@ -108,8 +121,13 @@ export class RolePowerLevels {
     for (const row of rows) byRoom.set(row.roomId, [...(byRoom.get(row.roomId) ?? []), row]);
     for (const [roomId, pending] of byRoom) {
       try {
-        const content = (await this.hs.stateContent(roomId, "m.room.power_levels")) ?? {};
-        await this.hs.sendState(roomId, "m.room.power_levels", "", withUserLevels(content, new Map(pending.map((r) => [r.userId, r.level]))));
+        const content = (await this.hs.stateContent(roomId, EventType.PowerLevels)) ?? {};
+        await this.hs.sendState(
+          roomId,
+          EventType.PowerLevels,
+          "",
+          withUserLevels(content, new Map(pending.map((r) => [r.userId, r.level]))),
+        );
         // Only rows still asking for the level just written: a change meanwhile stays unwritten.
         for (const row of pending) {
           await this.store.markWritten(roomId, row.userId, row.level);
@@ -130,7 +148,10 @@ export class RolePowerLevels {
 
   /** The site's Space (if provisioned) and its active page rooms. */
   async rooms(siteId: string): Promise<SiteRoom[]> {
-    const [spaceRoomId, rooms] = await Promise.all([this.siteStore.spaceRoomId(siteId), this.roomStore.activeRooms(siteId)]);
+    const [spaceRoomId, rooms] = await Promise.all([
+      this.siteStore.spaceRoomId(siteId),
+      this.roomStore.activeRooms(siteId),
+    ]);
     return [...(spaceRoomId ? [{ roomId: spaceRoomId, pageSlug: null }] : []), ...rooms];
   }
 }

@@ -1,7 +1,7 @@
 // Governance routes: role claims (site admin, site manager, page moderator) and revocations,
 // ownership transfer, claim-token rotation; the alternate forms of the earlier revision and the
 // operator mirrors, all through the same operations and answers (src/features/governance/).
-import type { OperationRoute, RouteInput } from "../../rest/route.ts";
+import type { GraphQLData, OperationRoute, RouteInput } from "../../rest/route.ts";
 import type { RoleKind } from "./standing.ts";
 import { VERIFY_TOKEN_TTL_HOURS } from "./verify-tokens.ts";
 import { ref } from "../../rest/schemas.ts";
@@ -12,7 +12,12 @@ import { operatorRotateClaimToken } from "../operator/routes.ts";
 const SITE = "/api/v1/sites/{site_id}";
 const OPERATOR_SITE = "/api/v1/operator/sites/{site_id}";
 
-const claimWrite = { kind: "operation", auth: "claim", postAuthRateLimit: "governanceWrite", tag: "Governance" } as const;
+const claimWrite = {
+  kind: "operation",
+  auth: "claim",
+  postAuthRateLimit: "governanceWrite",
+  tag: "Governance",
+} as const;
 
 const PENDING = "pending user_id: userId level verify_token: verifyToken expires_at: expiresAt";
 const CLAIM = `mutation ClaimRole($siteId: String!, $pageSlug: String, $role: RoleKind!, $userId: String!) {
@@ -37,28 +42,54 @@ interface RoleSpec {
 }
 
 const ROLES: RoleSpec[] = [
-  { role: "admin", collection: "admins", scope: "", what: "site admin", applies: "Applied, it gives level 100 in the site's Space and every room, also rooms created later. Appointing the first admin is the site's bootstrap step." },
-  { role: "manager", collection: "managers", scope: "", what: "site manager", applies: "Applied, it gives level 75 in the site's Space, replicated into every room, also rooms created later." },
+  {
+    role: "admin",
+    collection: "admins",
+    scope: "",
+    what: "site admin",
+    applies:
+      "Applied, it gives level 100 in the site's Space and every room, also rooms created later. Appointing the first admin is the site's bootstrap step.",
+  },
+  {
+    role: "manager",
+    collection: "managers",
+    scope: "",
+    what: "site manager",
+    applies: "Applied, it gives level 75 in the site's Space, replicated into every room, also rooms created later.",
+  },
   {
     role: "moderator",
     collection: "moderators",
     scope: "/pages/{page_slug}",
     what: "page moderator",
-    applies: "Applied, it gives level 50 in the page's room only. The page needs no room yet: its room starts with the role when it is created.",
+    applies:
+      "Applied, it gives level 50 in the page's room only. The page needs no room yet: its room starts with the role when it is created.",
   },
 ];
 
 const capitalized = (text: string) => text[0]!.toUpperCase() + text.slice(1);
-const roleVariables = (role: RoleKind, input: RouteInput, userId: string) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug ?? null, role, userId });
+const roleVariables = (role: RoleKind, input: RouteInput, userId: string) => ({
+  siteId: input.params.site_id,
+  pageSlug: input.params.page_slug ?? null,
+  role,
+  userId,
+});
 const userPath = { user_id: pathParams.user_id };
-const userQuery = { properties: { user_id: { ...pathParams.user_id, description: "The Matrix user id." } }, required: ["user_id"] };
+const userQuery = {
+  properties: { user_id: { ...pathParams.user_id, description: "The Matrix user id." } },
+  required: ["user_id"],
+};
 
 /** The problem codes of an owner route plus those its operator mirror adds: the site is not looked up by a claim token there. */
-const operatorProblems = (route: OperationRoute) => ({ ...route.problems, 404: ["site-not-found", ...(route.problems[404] ?? [])], 410: ["site-retired"] });
+const operatorProblems = (route: OperationRoute) => ({
+  ...route.problems,
+  404: ["site-not-found", ...(route.problems[404] ?? [])],
+  410: ["site-retired"],
+});
 
 function roleRoutes(spec: RoleSpec): OperationRoute[] {
   const params = spec.role === "moderator" ? pagePath : sitePath;
-  const claim: OperationRoute = {
+  const claim: OperationRoute<GraphQLData, typeof requestBodies.roleClaim> = {
     ...claimWrite,
     operationId: `claim${capitalized(spec.role)}`,
     method: "POST",
@@ -73,7 +104,7 @@ function roleRoutes(spec: RoleSpec): OperationRoute[] {
     responses: { 200: { description: "The pending claim.", schema: ref("PendingRoleClaim") } },
     problems: { 400: ["reserved-user-id"] },
   };
-  const revoke: OperationRoute = {
+  const revoke: OperationRoute<{ revokeRole: GraphQLData & { warnings?: unknown } }> = {
     ...claimWrite,
     operationId: `revoke${capitalized(spec.role)}`,
     method: "DELETE",
@@ -97,14 +128,21 @@ function roleRoutes(spec: RoleSpec): OperationRoute[] {
     revoke,
     alternate(claim, collection),
     alternate(revoke, collection, { params, query: userQuery }),
-    operatorMirror(claim, `operatorClaim${capitalized(spec.role)}`, `${operatorScope}/${spec.role}-claims`, { problems: operatorProblems(claim) }),
-    operatorMirror(revoke, `operatorRevoke${capitalized(spec.role)}`, `${operatorScope}/${spec.collection}/{user_id}`, { problems: operatorProblems(revoke) }),
+    operatorMirror(claim, `operatorClaim${capitalized(spec.role)}`, `${operatorScope}/${spec.role}-claims`, {
+      problems: operatorProblems(claim),
+    }),
+    operatorMirror(revoke, `operatorRevoke${capitalized(spec.role)}`, `${operatorScope}/${spec.collection}/{user_id}`, {
+      problems: operatorProblems(revoke),
+    }),
   ];
 }
 
 export const roleClaimRoutes: OperationRoute[] = ROLES.flatMap(roleRoutes);
 
-export const transferOwnership: OperationRoute = {
+export const transferOwnership: OperationRoute<
+  { transferOwnership: { claim: GraphQLData; transfer: GraphQLData } },
+  typeof requestBodies.roleClaim
+> = {
   ...claimWrite,
   operationId: "transferOwnership",
   method: "POST",
@@ -120,8 +158,13 @@ export const transferOwnership: OperationRoute = {
     }
   }`,
   variables: (input) => ({ siteId: input.params.site_id, userId: input.body.user_id }),
-  respond: (data) => ({ status: 200, body: { ...data.transferOwnership.claim, transfer: data.transferOwnership.transfer } }),
-  responses: { 200: { description: "The pending owner claim and the transfer record.", schema: ref("PendingOwnershipTransfer") } },
+  respond: (data) => ({
+    status: 200,
+    body: { ...data.transferOwnership.claim, transfer: data.transferOwnership.transfer },
+  }),
+  responses: {
+    200: { description: "The pending owner claim and the transfer record.", schema: ref("PendingOwnershipTransfer") },
+  },
   problems: { 400: ["reserved-user-id"] },
 };
 
@@ -143,7 +186,9 @@ export const governanceRoutes: OperationRoute[] = [
   ...roleClaimRoutes,
   transferOwnership,
   alternate(transferOwnership, `${SITE}/ownership/transfer`),
-  operatorMirror(transferOwnership, "operatorTransferOwnership", `${OPERATOR_SITE}/ownership-transfers`, { problems: operatorProblems(transferOwnership) }),
+  operatorMirror(transferOwnership, "operatorTransferOwnership", `${OPERATOR_SITE}/ownership-transfers`, {
+    problems: operatorProblems(transferOwnership),
+  }),
   rotateClaimToken,
   alternate(rotateClaimToken, `${SITE}/claim-token/rotate`),
 ];

@@ -3,7 +3,7 @@ import { validationError } from "../../core/errors.ts";
 import type { StreamRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { pagePath, pageVariables } from "../../rest/route-helpers.ts";
-import { MESSAGE_FIELDS, toWireMessage } from "../comments/schemas.ts";
+import { MESSAGE_FIELDS, toWireMessage, type SelectedMessage } from "../comments/schemas.ts";
 
 /** Event ids travel as GraphQL Int. */
 const MAX_EVENT_ID = 2 ** 31 - 1;
@@ -13,12 +13,19 @@ function lastEventId(header: string | undefined): number | null {
   if (header === undefined) return null;
   const id = /^\d{1,10}$/.test(header) ? Number(header) : NaN;
   if (!(id <= MAX_EVENT_ID)) {
-    throw validationError("Invalid Last-Event-ID.", [{ field: "Last-Event-ID", message: `must be a decimal integer 0-${MAX_EVENT_ID}` }]);
+    throw validationError("Invalid Last-Event-ID.", [
+      { field: "Last-Event-ID", message: `must be a decimal integer 0-${MAX_EVENT_ID}` },
+    ]);
   }
   return id;
 }
 
-export const pageEvents: StreamRoute = {
+/** What the subscription's document selects, per event. */
+type PageEventData = {
+  pageEvents: { id: number; type: string; message: SelectedMessage | null; payload: unknown };
+};
+
+export const pageEvents: StreamRoute<PageEventData> = {
   kind: "stream",
   operationId: "streamPageEvents",
   method: "GET",
@@ -37,7 +44,10 @@ export const pageEvents: StreamRoute = {
   resume: { after: "after", until: "until" },
   frame: (data) => {
     const event = data.pageEvents;
-    return { id: String(event.id), data: { type: event.type, payload: event.message ? toWireMessage(event.message) : (event.payload ?? {}) } };
+    return {
+      id: String(event.id),
+      data: { type: event.type, payload: event.message ? toWireMessage(event.message) : (event.payload ?? {}) },
+    };
   },
   responses: { 200: { description: "An event stream.", contentType: "text/event-stream", schema: ref("LiveEvent") } },
   problems: { 400: ["validation-error"], 404: ["site-not-found"], 429: ["rate-limited"] },

@@ -102,4 +102,5 @@ export function servedType(declared: string | null): ServedType {
 }
 
 /** The Content-Disposition header of a served type. */
-export const contentDisposition = (type: ServedType): string => `${type.inline ? "inline" : "attachment"}; filename="${type.filename}"`;
+export const contentDisposition = (type: ServedType): string =>
+  `${type.inline ? "inline" : "attachment"}; filename="${type.filename}"`;

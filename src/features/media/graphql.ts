@@ -9,6 +9,8 @@ MediaUploadType.implement({
     mimetype: t.exposeString("mimetype", { description: "The canonical MIME type (checked against the bytes)." }),
     size: t.exposeInt("size", { description: "Bytes." }),
     voice: t.exposeBoolean("voice"),
-    replayed: t.exposeBoolean("replayed", { description: "True when this answers a retry with the same Idempotency-Key (nothing uploaded again)." }),
+    replayed: t.exposeBoolean("replayed", {
+      description: "True when this answers a retry with the same Idempotency-Key (nothing uploaded again).",
+    }),
   }),
 });

@@ -63,7 +63,9 @@ export function declaredType(declared: string): DeclaredType {
   const kind = ALLOWED_MEDIA_TYPES[mime];
   if (!kind) {
     const accepted = `accepted: ${Object.keys(ALLOWED_MEDIA_TYPES).join(", ")}`;
-    throw validationError(`${JSON.stringify(declared)} is not an accepted upload type; ${accepted}.`, [{ field: "mime", message: accepted }]);
+    throw validationError(`${JSON.stringify(declared)} is not an accepted upload type; ${accepted}.`, [
+      { field: "mime", message: accepted },
+    ]);
   }
   return { mime, kind };
 }

@@ -13,13 +13,23 @@ const str = (value: unknown): string | null => (typeof value === "string" ? valu
  * proxy enabled, an image without a thumbnail is given the message-preset thumbnail of itself.
  * Other variants are returned as they are (an unknown event's `raw` stays raw).
  */
-export function presentContent(content: Record<string, unknown>, urls: MediaUrls, base: string | null): Record<string, unknown> {
+export function presentContent(
+  content: Record<string, unknown>,
+  urls: MediaUrls,
+  base: string | null,
+): Record<string, unknown> {
   if (content.type === "media") {
     const url = str(content.url);
     const thumbnail = str(content.thumbnail_url);
-    const ownThumbnail = thumbnail === null && urls.enabled && THUMBNAILABLE.has(str(content.mimetype) ?? "") ? url : thumbnail;
-    return { ...content, url: urls.present(url, "original", base), thumbnail_url: urls.present(ownThumbnail, "message", base) };
+    const ownThumbnail =
+      thumbnail === null && urls.enabled && THUMBNAILABLE.has(str(content.mimetype) ?? "") ? url : thumbnail;
+    return {
+      ...content,
+      url: urls.present(url, "original", base),
+      thumbnail_url: urls.present(ownThumbnail, "message", base),
+    };
   }
-  if (content.type === "location") return { ...content, thumbnail_url: urls.present(str(content.thumbnail_url), "message", base) };
+  if (content.type === "location")
+    return { ...content, thumbnail_url: urls.present(str(content.thumbnail_url), "message", base) };
   return content;
 }

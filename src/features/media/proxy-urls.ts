@@ -1,7 +1,15 @@
 // Handing out media: the signed proxy URL of an mxc:// reference, and the base URL proxy URLs
 // are absolute against.
 import type { RequestHead } from "../../core/request.ts";
-import { checkMediaSignature, expiryFor, mediaSignature, MEDIA_ID_PATTERN, type MediaTarget, type SignatureCheck, type Thumbnail } from "./signing.ts";
+import {
+  checkMediaSignature,
+  expiryFor,
+  mediaSignature,
+  MEDIA_ID_PATTERN,
+  type MediaTarget,
+  type SignatureCheck,
+  type Thumbnail,
+} from "./signing.ts";
 
 declare module "../../graphql/context.ts" {
   interface ContextServices {
@@ -40,7 +48,8 @@ export interface MediaUrlOptions {
 }
 
 /** A Host or X-Forwarded-Host value usable in a URL: a DNS name or IP literal, optional port. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /** The first value of a comma-separated (proxy-appended) header: the one nearest the client. */
 const firstValue = (value: string | undefined): string | undefined => value?.split(",")[0]!.trim() || undefined;
@@ -109,7 +118,9 @@ export class MediaUrls {
     if (!request) return null;
     const { headers } = request;
     const forwardedHost = request.viaTrustedProxy ? firstValue(headers["x-forwarded-host"]) : undefined;
-    const forwardedProto = request.viaTrustedProxy ? firstValue(headers["x-forwarded-proto"])?.toLowerCase() : undefined;
+    const forwardedProto = request.viaTrustedProxy
+      ? firstValue(headers["x-forwarded-proto"])?.toLowerCase()
+      : undefined;
     const host = forwardedHost && HOST.test(forwardedHost) ? forwardedHost : headers.host;
     if (!host || !HOST.test(host)) return null;
     const scheme = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : "http";

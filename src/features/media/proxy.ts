@@ -40,7 +40,8 @@ const SAFE_MEDIA_HEADERS = {
   "Referrer-Policy": "no-referrer",
 } as const;
 
-const unavailable = (why: string) => new DomainError("media-unavailable", 503, `The homeserver could not provide the media (${why}); retry later.`);
+const unavailable = (why: string) =>
+  new DomainError("media-unavailable", 503, `The homeserver could not provide the media (${why}); retry later.`);
 
 export class MediaProxy {
   constructor(
@@ -50,20 +51,30 @@ export class MediaProxy {
   ) {}
 
   async open(server: string, mediaId: string, query: ProxyQuery): Promise<StreamedMedia> {
-    if (!this.urls.enabled) throw notFound("media-proxy-disabled", "The media proxy is disabled on this service (media.proxy_enabled = false).");
+    if (!this.urls.enabled)
+      throw notFound(
+        "media-proxy-disabled",
+        "The media proxy is disabled on this service (media.proxy_enabled = false).",
+      );
     const target: MediaTarget = { server, mediaId, thumbnail: thumbnailOf(query) };
-    if (!this.urls.servesServer(server)) throw notFound("unknown-media-server", `This service serves media of its own homeserver only, not of ${server}.`);
+    if (!this.urls.servesServer(server))
+      throw notFound("unknown-media-server", `This service serves media of its own homeserver only, not of ${server}.`);
     const expires = Number(query.expires);
     const check = this.urls.check(target, expires, query.sig);
-    if (check === "invalid") throw forbidden("invalid-media-signature", "The media URL's signature is not valid for these parameters.");
-    if (check === "expired") throw forbidden("media-url-expired", "The media URL has expired; read the comments again for a fresh one.");
+    if (check === "invalid")
+      throw forbidden("invalid-media-signature", "The media URL's signature is not valid for these parameters.");
+    if (check === "expired")
+      throw forbidden("media-url-expired", "The media URL has expired; read the comments again for a fresh one.");
     const upstream = await this.fetch(target);
     const declared = Number(upstream.headers.get("content-length") ?? NaN);
     // Content-Length can be trusted as the body size only when nothing was decoded on the way.
     const length = Number.isSafeInteger(declared) && !upstream.headers.get("content-encoding") ? declared : null;
     if (length !== null && length > this.options.maxBytes) {
       await upstream.body?.cancel();
-      throw notFound("media-too-large", `The media is larger than this service serves (${this.options.maxBytes} bytes).`);
+      throw notFound(
+        "media-too-large",
+        `The media is larger than this service serves (${this.options.maxBytes} bytes).`,
+      );
     }
     const type = servedType(upstream.headers.get("content-type"));
     const maxAge = Math.max(0, expires - Math.floor(this.now() / 1000));
@@ -106,7 +117,8 @@ export class MediaProxy {
     if (response.ok && response.body) return response as Response & { body: WebReadableStream<Uint8Array> };
     await response.body?.cancel();
     // 404: no such media; 400 from the thumbnail endpoint: no thumbnail of this media.
-    if (response.status === 404 || (thumbnail && response.status === 400)) throw notFound("media-not-found", "The homeserver has no such media.");
+    if (response.status === 404 || (thumbnail && response.status === 400))
+      throw notFound("media-not-found", "The homeserver has no such media.");
     throw unavailable(`status ${response.status}`);
   }
 
@@ -135,11 +147,20 @@ export class MediaProxy {
 function thumbnailOf(query: ProxyQuery): MediaTarget["thumbnail"] {
   const { width, height, method } = query;
   if (width === undefined && height === undefined) {
-    if (method !== undefined) throw validationError("method applies to thumbnails only: give width and height too.", [{ field: "method", message: "needs width and height" }]);
+    if (method !== undefined)
+      throw validationError("method applies to thumbnails only: give width and height too.", [
+        { field: "method", message: "needs width and height" },
+      ]);
     return null;
   }
   if (width === undefined || height === undefined) {
-    throw validationError("width and height must be given together.", [{ field: width === undefined ? "width" : "height", message: "is required with the other" }]);
+    throw validationError("width and height must be given together.", [
+      { field: width === undefined ? "width" : "height", message: "is required with the other" },
+    ]);
   }
-  return { width: Number(width), height: Number(height), method: (method ?? DEFAULT_THUMBNAIL_METHOD) as ThumbnailMethod };
+  return {
+    width: Number(width),
+    height: Number(height),
+    method: (method ?? DEFAULT_THUMBNAIL_METHOD) as ThumbnailMethod,
+  };
 }

@@ -3,10 +3,9 @@ import type { BinaryRoute, Route } from "../../rest/route.ts";
 import { SERVED_MEDIA_TYPES } from "./content-types.ts";
 import { MAX_THUMBNAIL_SIDE, MEDIA_URL_VALIDITY_SECONDS, THUMBNAIL_METHODS } from "./signing.ts";
 import type { MediaProxy, ProxyQuery } from "./proxy.ts";
-import type { UploadAdmissionServices } from "./upload-admission.ts";
 
 declare module "../../rest/route.ts" {
-  interface RouteServices extends UploadAdmissionServices {
+  interface RouteServices {
     mediaProxy: MediaProxy;
   }
 }
@@ -32,31 +31,58 @@ export const getMedia: BinaryRoute = {
   auth: "public",
   rateLimit: "mediaProxy",
   params: {
-    server: { type: "string", minLength: 1, maxLength: 255, description: "The media's server name (percent-encoded; e.g. a port's `:`)." },
-    media_id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,255}$", description: "The media id: [A-Za-z0-9_-], at most 255 bytes." },
+    server: {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      description: "The media's server name (percent-encoded; e.g. a port's `:`).",
+    },
+    media_id: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_-]{1,255}$",
+      description: "The media id: [A-Za-z0-9_-], at most 255 bytes.",
+    },
   },
   query: {
     properties: {
-      expires: { type: "string", pattern: "^[0-9]{1,15}$", description: "Integer: Unix time (seconds) the URL stops being valid." },
+      expires: {
+        type: "string",
+        pattern: "^[0-9]{1,15}$",
+        description: "Integer: Unix time (seconds) the URL stops being valid.",
+      },
       sig: { type: "string", maxLength: 256, description: "The signature (unpadded base64url)." },
-      width: { type: "string", pattern: THUMBNAIL_SIDE, description: `Integer 1-${MAX_THUMBNAIL_SIDE}: thumbnail width; only together with height.` },
-      height: { type: "string", pattern: THUMBNAIL_SIDE, description: `Integer 1-${MAX_THUMBNAIL_SIDE}: thumbnail height; only together with width.` },
-      method: { enum: [...THUMBNAIL_METHODS], description: "Thumbnail method (default scale); only with width and height." },
+      width: {
+        type: "string",
+        pattern: THUMBNAIL_SIDE,
+        description: `Integer 1-${MAX_THUMBNAIL_SIDE}: thumbnail width; only together with height.`,
+      },
+      height: {
+        type: "string",
+        pattern: THUMBNAIL_SIDE,
+        description: `Integer 1-${MAX_THUMBNAIL_SIDE}: thumbnail height; only together with width.`,
+      },
+      method: {
+        enum: [...THUMBNAIL_METHODS],
+        description: "Thumbnail method (default scale); only with width and height.",
+      },
     },
     required: ["expires", "sig"],
   },
-  respond: (input, services) => services.mediaProxy.open(input.params.server!, input.params.media_id!, input.query as unknown as ProxyQuery),
+  respond: (input, services) =>
+    services.mediaProxy.open(input.params.server!, input.params.media_id!, input.query as unknown as ProxyQuery),
   responses: {
     200: {
       description: "The media's bytes, streamed.",
       binary: SERVED_MEDIA_TYPES,
       headers: {
-        "Content-Disposition": '`inline` or `attachment`, with a server-generated filename such as `image.png` or `file.bin`.',
+        "Content-Disposition":
+          "`inline` or `attachment`, with a server-generated filename such as `image.png` or `file.bin`.",
         "Content-Security-Policy": "`default-src 'none'; sandbox`",
         "X-Content-Type-Options": "`nosniff`",
         "Cross-Origin-Resource-Policy": "`cross-origin`",
         "Referrer-Policy": "`no-referrer`",
-        "Cache-Control": "`public, max-age=<seconds until expires>, immutable`: the bytes may be kept until the URL expires.",
+        "Cache-Control":
+          "`public, max-age=<seconds until expires>, immutable`: the bytes may be kept until the URL expires.",
         Expires: "The URL's expiry as an HTTP date.",
         "Content-Length": "When the homeserver declared the size (otherwise the body is chunked).",
       },

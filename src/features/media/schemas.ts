@@ -4,12 +4,20 @@ import { nullableString, type JSONSchema, type WireOf } from "../../rest/schemas
 export const components = {
   MediaUpload: {
     type: "object",
-    description: "A visitor media upload result: post it as a comment's `media` (its url must be this visitor's upload for this site).",
+    description:
+      "A visitor media upload result: post it as a comment's `media` (its url must be this visitor's upload for this site).",
     required: ["url", "filename", "mimetype", "size", "voice"],
     properties: {
-      url: { type: "string", pattern: "^mxc://", description: "The mxc:// URL of the upload in the homeserver's media repository." },
+      url: {
+        type: "string",
+        pattern: "^mxc://",
+        description: "The mxc:// URL of the upload in the homeserver's media repository.",
+      },
       filename: nullableString,
-      mimetype: { type: "string", description: "The canonical MIME type (the declared one, checked against the bytes)." },
+      mimetype: {
+        type: "string",
+        description: "The canonical MIME type (the declared one, checked against the bytes).",
+      },
       size: { type: "integer", description: "Bytes." },
       voice: { type: "boolean", description: "Declared a voice message (voice=true)." },
     },

@@ -61,7 +61,13 @@ export type SignatureCheck = "valid" | "invalid" | "expired";
  * "invalid" whatever its expiry; a genuine one is "expired" from `expires` on. An expiry further
  * out than this service ever signs cannot be genuine (it would outlive the validity).
  */
-export function checkMediaSignature(key: Buffer, target: MediaTarget, expires: number, sig: string, nowMs: number): SignatureCheck {
+export function checkMediaSignature(
+  key: Buffer,
+  target: MediaTarget,
+  expires: number,
+  sig: string,
+  nowMs: number,
+): SignatureCheck {
   const presented = fromBase64Url(sig);
   const expected = hmac(key, target, expires);
   if (!presented || presented.length !== expected.length || !timingSafeEqual(presented, expected)) return "invalid";

@@ -38,7 +38,10 @@ export async function sniff(bytes: Uint8Array): Promise<string | null> {
 
 /** A `<tag`, `</tag`, `<!…` or `<?…` (HTML, SVG, XML) or `#!` (a script) at the start, after a BOM and whitespace. */
 export function looksLikeMarkup(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString("latin1").replace(/^\xef\xbb\xbf/, "").trimStart();
+  const head = Buffer.from(bytes.subarray(0, 1024))
+    .toString("latin1")
+    .replace(/^\xef\xbb\xbf/, "")
+    .trimStart();
   return /^<[a-z!?/]/i.test(head) || head.startsWith("#!");
 }
 

@@ -20,7 +20,11 @@ const Challenge = builder.simpleObject("Challenge", {
 });
 
 builder.queryField("challenge", (t) =>
-  t.field({ type: Challenge, description: "A fresh proof-of-work challenge (valid 5 minutes, single use).", resolve: (_r, _a, ctx) => ctx.services.challenges.issue() }),
+  t.field({
+    type: Challenge,
+    description: "A fresh proof-of-work challenge (valid 5 minutes, single use).",
+    resolve: (_r, _a, ctx) => ctx.services.challenges.issue(),
+  }),
 );
 
 const ComponentHealth = builder.simpleObject("ComponentHealth", {

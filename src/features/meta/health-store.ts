@@ -9,7 +9,11 @@ export class HealthStore {
     const [queued, failed, oldest] = await Promise.all([
       this.db.submission.count({ where: { status: "queued" } }),
       this.db.submission.count({ where: { status: "failed" } }),
-      this.db.submission.findFirst({ where: { status: "queued" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
+      this.db.submission.findFirst({
+        where: { status: "queued" },
+        orderBy: { createdAt: "asc" },
+        select: { createdAt: true },
+      }),
     ]);
     return { queued, failed, oldestQueuedAt: oldest?.createdAt ?? null };
   }

@@ -24,9 +24,18 @@ export class Health {
    * instance listens, so while they run the probe's connection is refused.)
    */
   async ready(): Promise<{ ready: boolean; database: string; homeserver: string; stopping: boolean }> {
-    const settle = (p: Promise<unknown>) => p.then(() => "ok", () => "unavailable");
+    const settle = (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        () => "unavailable",
+      );
     const [database, homeserver] = await Promise.all([settle(this.store.ping()), settle(this.hs.versions())]);
-    return { ready: !this.stopping && database === "ok" && homeserver === "ok", database, homeserver, stopping: this.stopping };
+    return {
+      ready: !this.stopping && database === "ok" && homeserver === "ok",
+      database,
+      homeserver,
+      stopping: this.stopping,
+    };
   }
 
   /** The queue's figures (metrics). */
@@ -41,7 +50,11 @@ export class Health {
       const oldestQueuedAgeSeconds = oldestQueuedAt ? Math.floor((Date.now() - oldestQueuedAt.getTime()) / 1000) : null;
       queue = { status: this.workerRunning() ? "ok" : "stopped", queued, failed, oldestQueuedAgeSeconds };
     } catch (err) {
-      throw new DomainError("database-unavailable", 500, `The database is unreachable: ${(err as Error).message.split("\n")[0]}`);
+      throw new DomainError(
+        "database-unavailable",
+        500,
+        `The database is unreachable: ${(err as Error).message.split("\n")[0]}`,
+      );
     }
     let homeserver: { status: string; error: string | null } = { status: "ok", error: null };
     try {
@@ -49,6 +62,11 @@ export class Health {
     } catch (err) {
       homeserver = { status: "unavailable", error: (err as Error).message };
     }
-    return { status: homeserver.status === "ok" ? "ok" : "degraded", database: { status: "ok", error: null }, homeserver, queue };
+    return {
+      status: homeserver.status === "ok" ? "ok" : "degraded",
+      database: { status: "ok", error: null },
+      homeserver,
+      queue,
+    };
   }
 }

@@ -18,7 +18,12 @@ export const health: OperationRoute = {
   } }`,
   variables: () => ({}),
   respond: (data) => ({ status: 200, body: data.health }),
-  responses: { 200: { description: "The service can serve requests (homeserver status is reported, not required).", schema: ref("Health") } },
+  responses: {
+    200: {
+      description: "The service can serve requests (homeserver status is reported, not required).",
+      schema: ref("Health"),
+    },
+  },
   problems: { 500: ["database-unavailable"] },
 };
 
@@ -35,7 +40,11 @@ export const challenge: OperationRoute = {
   rateLimit: "challenge",
   document: `query Challenge { challenge { challenge difficulty algorithm expires_at: expiresAt } }`,
   variables: () => ({}),
-  respond: (data) => ({ status: 200, body: data.challenge, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } }),
+  respond: (data) => ({
+    status: 200,
+    body: data.challenge,
+    headers: { "Cache-Control": "no-store", Pragma: "no-cache" },
+  }),
   responses: { 200: { description: "A fresh challenge.", schema: ref("Challenge") } },
   problems: { 429: ["rate-limited"] },
 };

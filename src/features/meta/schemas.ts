@@ -12,7 +12,11 @@ export const components = {
       expires_at: { type: "string", format: "date-time" },
     },
   },
-  ComponentHealth: { type: "object", required: ["status"], properties: { status: { enum: ["ok", "unavailable"] }, error: nullableString } },
+  ComponentHealth: {
+    type: "object",
+    required: ["status"],
+    properties: { status: { enum: ["ok", "unavailable"] }, error: nullableString },
+  },
   Health: {
     type: "object",
     required: ["status", "database", "homeserver", "queue"],

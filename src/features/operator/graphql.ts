@@ -14,12 +14,16 @@ import {
 } from "./operator-sites.ts";
 import { PaginationMeta } from "../comments/graphql.ts";
 
-const OperatorSiteOrigin = builder.objectRef<OperatorSiteShape["verifiedOrigins"][number]>("OperatorSiteOrigin").implement({
-  fields: (t) => ({
-    origin: t.exposeString("origin"),
-    source: t.exposeString("source", { description: '"verified" (proved through verification) or "config" (declared in [sites]).' }),
-  }),
-});
+const OperatorSiteOrigin = builder
+  .objectRef<OperatorSiteShape["verifiedOrigins"][number]>("OperatorSiteOrigin")
+  .implement({
+    fields: (t) => ({
+      origin: t.exposeString("origin"),
+      source: t.exposeString("source", {
+        description: '"verified" (proved through verification) or "config" (declared in [sites]).',
+      }),
+    }),
+  });
 
 const OperatorSite = builder.objectRef<OperatorSiteShape>("OperatorSite").implement({
   description: "A site as the operator sees it: its database row merged with the [sites] overlay.",
@@ -27,11 +31,24 @@ const OperatorSite = builder.objectRef<OperatorSiteShape>("OperatorSite").implem
     siteId: t.exposeString("siteId"),
     source: t.exposeString("source", { description: '"config" when declared in [sites], else "api".' }),
     status: t.exposeString("status", { description: '"active" or "retiring".' }),
-    idGenerated: t.exposeBoolean("idGenerated", { description: "The server generated the id (registration without a body)." }),
-    verified: t.exposeBoolean("verified", { description: "Ownership is proven: declared in [sites], or at least one origin verified." }),
-    verifiedOrigins: t.expose("verifiedOrigins", { type: [OperatorSiteOrigin], description: "Origins allowed to write, by origin." }),
-    hasSecret: t.boolean({ resolve: (site) => site.secretSource !== null, description: "Writes need HMAC signatures." }),
-    secretSource: t.exposeString("secretSource", { nullable: true, description: '"api", "config" or null (no secret).' }),
+    idGenerated: t.exposeBoolean("idGenerated", {
+      description: "The server generated the id (registration without a body).",
+    }),
+    verified: t.exposeBoolean("verified", {
+      description: "Ownership is proven: declared in [sites], or at least one origin verified.",
+    }),
+    verifiedOrigins: t.expose("verifiedOrigins", {
+      type: [OperatorSiteOrigin],
+      description: "Origins allowed to write, by origin.",
+    }),
+    hasSecret: t.boolean({
+      resolve: (site) => site.secretSource !== null,
+      description: "Writes need HMAC signatures.",
+    }),
+    secretSource: t.exposeString("secretSource", {
+      nullable: true,
+      description: '"api", "config" or null (no secret).',
+    }),
     spaceRoomId: t.exposeString("spaceRoomId", { nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
   }),
@@ -42,7 +59,10 @@ const OperatorSitePage = builder.simpleObject("OperatorSitePage", {
 });
 
 const SiteConfigSnippet = builder.simpleObject("SiteConfigSnippet", {
-  fields: (t) => ({ siteId: t.string(), toml: t.string({ description: "A [sites.<site_id>] table with the site's origins and secret." }) }),
+  fields: (t) => ({
+    siteId: t.string(),
+    toml: t.string({ description: "A [sites.<site_id>] table with the site's origins and secret." }),
+  }),
 });
 
 builder.queryField("operatorSites", (t) =>
@@ -54,7 +74,12 @@ builder.queryField("operatorSites", (t) =>
       perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
       siteId: t.arg.string({ description: "Only this site." }),
     },
-    resolve: (_root, args, ctx) => listOperatorSites(ctx.services, { page: args.page ?? DEFAULT_PAGE, perPage: args.perPage ?? DEFAULT_PER_PAGE, siteId: args.siteId ?? null }),
+    resolve: (_root, args, ctx) =>
+      listOperatorSites(ctx.services, {
+        page: args.page ?? DEFAULT_PAGE,
+        perPage: args.perPage ?? DEFAULT_PER_PAGE,
+        siteId: args.siteId ?? null,
+      }),
   }),
 );
 

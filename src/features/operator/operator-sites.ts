@@ -27,7 +27,10 @@ export interface OperatorSite {
   createdAt: Date;
 }
 
-export async function listOperatorSites(deps: OperatorSiteDeps, input: { page: number; perPage: number; siteId: string | null }) {
+export async function listOperatorSites(
+  deps: OperatorSiteDeps,
+  input: { page: number; perPage: number; siteId: string | null },
+) {
   checkPagination(input.page, input.perPage);
   if (input.siteId !== null) checkPath(input.siteId);
   // Declared sites are always among the rows: syncDeclarations creates them at start and
@@ -38,15 +41,22 @@ export async function listOperatorSites(deps: OperatorSiteDeps, input: { page: n
 
 export async function revokeOrigin(deps: OperatorSiteDeps, siteId: string, origin: string): Promise<OperatorSite> {
   const normalized = normalizeOrigin(origin);
-  if (!normalized) throw validationError("origin must be an origin (scheme://host[:port]).", [{ field: "origin", message: "must be scheme://host[:port]" }]);
+  if (!normalized)
+    throw validationError("origin must be an origin (scheme://host[:port]).", [
+      { field: "origin", message: "must be scheme://host[:port]" },
+    ]);
   await requireSite(deps, siteId);
   deps.sites.requireRevocableOrigin(siteId, normalized);
-  if (!(await deps.sites.store.deleteOrigin(siteId, normalized))) throw notFound("origin-not-found", `Origin ${normalized} is not an origin of site ${siteId}.`);
+  if (!(await deps.sites.store.deleteOrigin(siteId, normalized)))
+    throw notFound("origin-not-found", `Origin ${normalized} is not an origin of site ${siteId}.`);
   return view(deps, await requireSite(deps, siteId));
 }
 
 /** A new API secret (shown once); the site's writes need HMAC signatures from now on. */
-export async function rotateSecret(deps: OperatorSiteDeps, siteId: string): Promise<{ siteId: string; secret: string }> {
+export async function rotateSecret(
+  deps: OperatorSiteDeps,
+  siteId: string,
+): Promise<{ siteId: string; secret: string }> {
   await requireApiSecret(deps, siteId);
   const secret = randomToken();
   await deps.sites.store.replaceSecret(siteId, secret);
@@ -60,7 +70,10 @@ export async function removeSecret(deps: OperatorSiteDeps, siteId: string): Prom
 }
 
 /** A new claim token (shown once); only its hash is stored, so the old token stops working at once. */
-export async function rotateClaimToken(deps: OperatorSiteDeps, siteId: string): Promise<{ siteId: string; claimToken: string }> {
+export async function rotateClaimToken(
+  deps: OperatorSiteDeps,
+  siteId: string,
+): Promise<{ siteId: string; claimToken: string }> {
   checkPath(siteId);
   const claimToken = randomToken();
   // Conditional on the status, so a retirement (which invalidates the token) cannot be undone.
@@ -78,6 +91,9 @@ export async function configSnippet(deps: OperatorSiteDeps, siteId: string): Pro
     siteId,
     origins: view(deps, site).verifiedOrigins.map((o) => o.origin),
     secret: deps.sites.secretOf(site),
+    pageUrlPattern: deps.sites.pageUrlPatternOf(site),
+    // Webhook endpoints registered through the API stay in the database (their secrets are not shown again).
+    webhooks: [],
   };
   return { siteId, toml: siteDeclarationToml(declaration) };
 }

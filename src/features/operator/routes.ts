@@ -16,7 +16,13 @@ const OPERATOR_SITE = `{
 
 type OperatorRouteSpec = Omit<OperationRoute, "kind" | "tag" | "auth" | "rateLimit">;
 
-const operatorRoute = (spec: OperatorRouteSpec): OperationRoute => ({ kind: "operation", tag: "Operator", auth: "operator", rateLimit: "operator", ...spec });
+const operatorRoute = (spec: OperatorRouteSpec): OperationRoute => ({
+  kind: "operation",
+  tag: "Operator",
+  auth: "operator",
+  rateLimit: "operator",
+  ...spec,
+});
 
 const siteVariables = (input: { params: Record<string, string> }) => ({ siteId: input.params.site_id });
 
@@ -44,7 +50,8 @@ export const operatorRevokeOrigin = operatorRoute({
   method: "POST",
   path: `${SITE}/origin-revocations`,
   summary: "Revoke a verified origin of a site.",
-  description: "Origins declared in [sites] cannot be revoked (409 config-declared); an origin the site does not have is 404 origin-not-found.",
+  description:
+    "Origins declared in [sites] cannot be revoked (409 config-declared); an origin the site does not have is 404 origin-not-found.",
   params: sitePath,
   body: { schema: requestBodies.revokeOrigin, optional: false },
   document: `mutation OperatorRevokeOrigin($siteId: String!, $origin: String!) { operatorRevokeOrigin(siteId: $siteId, origin: $origin) ${OPERATOR_SITE} }`,
@@ -59,7 +66,8 @@ export const operatorRotateSecret = operatorRoute({
   method: "POST",
   path: `${SITE}/secret-rotations`,
   summary: "Issue or replace a site's HMAC secret; shown once.",
-  description: "From now on the site's writes must carry the HMAC request signature. A secret declared in [sites] cannot be replaced (409 config-declared).",
+  description:
+    "From now on the site's writes must carry the HMAC request signature. A secret declared in [sites] cannot be replaced (409 config-declared).",
   params: sitePath,
   document: `mutation OperatorRotateSecret($siteId: String!) { operatorRotateSecret(siteId: $siteId) { site_id: siteId secret } }`,
   variables: siteVariables,
@@ -73,7 +81,8 @@ export const operatorRemoveSecret = operatorRoute({
   method: "DELETE",
   path: `${SITE}/secret`,
   summary: "Remove a site's HMAC secret; origin auth applies again.",
-  description: "Answers the updated site (has_secret false). Removing an absent secret succeeds. A secret declared in [sites] cannot be removed (409 config-declared).",
+  description:
+    "Answers the updated site (has_secret false). Removing an absent secret succeeds. A secret declared in [sites] cannot be removed (409 config-declared).",
   params: sitePath,
   document: `mutation OperatorRemoveSecret($siteId: String!) { operatorRemoveSecret(siteId: $siteId) ${OPERATOR_SITE} }`,
   variables: siteVariables,
@@ -114,6 +123,13 @@ export const operatorRotateSecretAlternate = alternate(operatorRotateSecret, `${
 export const operatorRotateClaimTokenAlternate = alternate(operatorRotateClaimToken, `${SITE}/claim-token/rotate`);
 
 export const operatorRoutes: Route[] = [
-  ...[operatorListSites, operatorRevokeOrigin, operatorRevokeOriginAlternate, operatorRotateSecret, operatorRotateSecretAlternate, operatorRemoveSecret],
+  ...[
+    operatorListSites,
+    operatorRevokeOrigin,
+    operatorRevokeOriginAlternate,
+    operatorRotateSecret,
+    operatorRotateSecretAlternate,
+    operatorRemoveSecret,
+  ],
   ...[operatorRotateClaimToken, operatorRotateClaimTokenAlternate, operatorGetConfigSnippet],
 ];

@@ -32,8 +32,13 @@ const ProjectionRepairPage = builder.simpleObject("ProjectionRepairPage", {
 builder.queryFields((t) => ({
   projectionRepairs: t.field({
     type: ProjectionRepairPage,
-    args: { page: t.arg.int({ defaultValue: DEFAULT_PAGE }), perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }), status: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.repairs.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.status ?? null),
+    args: {
+      page: t.arg.int({ defaultValue: DEFAULT_PAGE }),
+      perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
+      status: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.repairs.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.status ?? null),
   }),
   projectionRepair: t.field({
     type: ProjectionRepair,

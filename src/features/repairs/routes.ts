@@ -7,7 +7,13 @@ import { requestBodies } from "./schemas.ts";
 const REPAIRS = "/api/v1/operator/projection-repairs";
 const REPAIR = `{ target_event_id: targetEventId room_id: roomId event_type: eventType reason status attempts
   next_retry_at: nextRetryAt created_at: createdAt updated_at: updatedAt }`;
-const eventPath = { target_event_id: { type: "string", minLength: 1, description: "The event id, percent-encoded ($, : and / included)." } } as const;
+const eventPath = {
+  target_event_id: {
+    type: "string",
+    minLength: 1,
+    description: "The event id, percent-encoded ($, : and / included).",
+  },
+} as const;
 const one = { 200: { description: "The repair.", schema: ref("ProjectionRepair") } };
 
 export const operatorListRepairs: OperationRoute = {
@@ -17,7 +23,8 @@ export const operatorListRepairs: OperationRoute = {
   path: REPAIRS,
   ...operator,
   summary: "Projection repairs, oldest first.",
-  description: "Events the projection could not apply: pending ones are retried automatically with backoff, then manual; resolved once the event applies. status narrows the list.",
+  description:
+    "Events the projection could not apply: pending ones are retried automatically with backoff, then manual; resolved once the event applies. status narrows the list.",
   body: { schema: requestBodies.listRepairs, optional: true },
   document: `query ProjectionRepairs($page: Int, $perPage: Int, $status: String) { projectionRepairs(page: $page, perPage: $perPage, status: $status) {
     data ${REPAIR} meta { total page per_page: perPage total_pages: totalPages } } }`,
@@ -49,7 +56,8 @@ export const operatorRetryRepair: OperationRoute = {
   path: `${REPAIRS}/{target_event_id}/retry`,
   ...operator,
   summary: "Retry a projection repair.",
-  description: "A pending or manual repair is requeued (the repair pass applies its event again soon); the answer is the updated row. A resolved repair is 409 repair-resolved.",
+  description:
+    "A pending or manual repair is requeued (the repair pass applies its event again soon); the answer is the updated row. A resolved repair is 409 repair-resolved.",
   params: eventPath,
   document: `mutation RetryProjectionRepair($targetEventId: String!) { retryProjectionRepair(targetEventId: $targetEventId) ${REPAIR} }`,
   variables: (input) => ({ targetEventId: input.params.target_event_id }),

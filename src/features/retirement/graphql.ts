@@ -17,20 +17,24 @@ const RetirementStateType = builder.objectRef<RetirementState>("RetirementState"
     targetId: t.exposeString("targetId", { description: "The site id, site_id/page_slug, or the room id." }),
     siteId: t.exposeString("siteId"),
     pageSlug: t.exposeString("pageSlug", { nullable: true }),
-    state: t.exposeString("state", { description: '"retiring" once requested; before that "active" (a room may also be "superseded").' }),
+    state: t.exposeString("state", {
+      description: '"retiring" once requested; before that "active" (a room may also be "superseded").',
+    }),
   }),
 });
 
 builder.mutationFields((t) => ({
   retireSite: t.field({
     type: RetirementStateType,
-    description: "Retires a site: writes stop and its claim token is invalidated at once; the Matrix clean-up follows in the background.",
+    description:
+      "Retires a site: writes stop and its claim token is invalidated at once; the Matrix clean-up follows in the background.",
     args: { siteId: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.retirements.retireSite(args.siteId),
   }),
   retirePage: t.field({
     type: RetirementStateType,
-    description: "Retires a page's active room: writes to the page stop at once; the Matrix clean-up follows in the background.",
+    description:
+      "Retires a page's active room: writes to the page stop at once; the Matrix clean-up follows in the background.",
     args: { siteId: t.arg.string({ required: true }), pageSlug: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.retirements.retirePage(args.siteId, args.pageSlug),
   }),

@@ -4,6 +4,7 @@
 // Every step is idempotent and the bot leaves each room last, so a pass cut short (a crash, a
 // homeserver failure) is simply run again; a failure is recorded on the row and retried with
 // backoff. Instances sharing a database may run it at the same time: the steps tolerate that.
+import { PASS_INTERVALS_MS } from "../../config/limits.ts";
 import type { PageChange } from "../../cluster/signals.ts";
 import type { Db } from "../../db/client.ts";
 import type { Retirement } from "../../db/client.ts";
@@ -14,8 +15,8 @@ import { PeriodicPass } from "../../cluster/periodic-pass.ts";
 import { RoomStore } from "../rooms/room-store.ts";
 import { SiteStore } from "../sites/site-store.ts";
 import { RetirementStore } from "./retirement-store.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
-export const RETIREMENT_INTERVAL_MS = 5_000;
 /**
  * Transactions trail the requests that caused them: local rows are cleared once the bot's own
  * leave has come back and been applied (a transaction still being applied could fail against
@@ -51,7 +52,7 @@ export class RetirementPass {
   }
 
   /** Runs the pass now (rows an earlier process left) and then every interval. */
-  start(intervalMs = RETIREMENT_INTERVAL_MS): void {
+  start(intervalMs = PASS_INTERVALS_MS.retirement): void {
     this.pass.start(intervalMs);
   }
 
@@ -80,11 +81,16 @@ export class RetirementPass {
       for (const room of rooms) await this.leave(room);
       const echoed = await Promise.all(rooms.map((room) => this.leaveEchoed(room.roomId)));
       if (echoed.includes(false) && Date.now() - row.createdAt.getTime() < LEAVE_ECHO_WAIT_MS) return;
-      await this.store.clear(row, rooms.map((room) => room.roomId));
+      await this.store.clear(
+        row,
+        rooms.map((room) => room.roomId),
+      );
       this.cleared({ siteId: row.siteId, pageSlug: row.targetType === "page" ? row.pageSlug : null });
     } catch (err) {
       const message = messageOf(err);
-      this.log(`retirement of ${row.targetType} ${row.pageSlug ? `${row.siteId}/${row.pageSlug}` : row.siteId} failed (attempt ${row.attempts + 1}): ${message}`);
+      this.log(
+        `retirement of ${row.targetType} ${row.pageSlug ? `${row.siteId}/${row.pageSlug}` : row.siteId} failed (attempt ${row.attempts + 1}): ${message}`,
+      );
       await this.store.recordFailure(row.id, message);
     }
   }
@@ -96,12 +102,31 @@ export class RetirementPass {
     if (row.targetType === "page") {
       const rooms = await this.rooms.inactivePageRooms(row.siteId, row.pageSlug);
       const alias = names.alias(names.roomAliasLocalpart(row.siteId, row.pageSlug));
-      return rooms.map((r) => ({ roomId: r.roomId, name: `[retired] ${r.siteId}/${r.pageSlug}`, alias, space: spaceRoomId }));
+      return rooms.map((r) => ({
+        roomId: r.roomId,
+        name: `[retired] ${r.siteId}/${r.pageSlug}`,
+        alias,
+        space: spaceRoomId,
+      }));
     }
     const rooms = await this.rooms.roomsOf(row.siteId);
     return [
-      ...rooms.map((r) => ({ roomId: r.roomId, name: `[retired] ${r.siteId}/${r.pageSlug}`, alias: names.alias(names.roomAliasLocalpart(r.siteId, r.pageSlug)), space: null })),
-      ...(spaceRoomId ? [{ roomId: spaceRoomId, name: `[retired] ${row.siteId}`, alias: names.alias(names.spaceAliasLocalpart(row.siteId)), space: null }] : []),
+      ...rooms.map((r) => ({
+        roomId: r.roomId,
+        name: `[retired] ${r.siteId}/${r.pageSlug}`,
+        alias: names.alias(names.roomAliasLocalpart(r.siteId, r.pageSlug)),
+        space: null,
+      })),
+      ...(spaceRoomId
+        ? [
+            {
+              roomId: spaceRoomId,
+              name: `[retired] ${row.siteId}`,
+              alias: names.alias(names.spaceAliasLocalpart(row.siteId)),
+              space: null,
+            },
+          ]
+        : []),
     ];
   }
 
@@ -112,16 +137,21 @@ export class RetirementPass {
     if (members === DONE) return;
     // A name the bot may not set (its power taken in an older room version) is no reason to stop.
     await this.hs.setRoomName(room.roomId, room.name).catch(orDone);
-    if (room.space) await this.hs.sendState(room.space, "m.space.child", room.roomId, {}).catch(orDone);
+    if (room.space) await this.hs.sendState(room.space, EventType.SpaceChild, room.roomId, {}).catch(orDone);
     await this.hs.deleteAlias(room.alias).catch(orDone);
-    for (const userId of members) if (names.isVisitorUserId(userId)) await this.hs.leaveRoom(userId, room.roomId).catch(orDone);
+    for (const userId of members)
+      if (names.isVisitorUserId(userId)) await this.hs.leaveRoom(userId, room.roomId).catch(orDone);
     await this.hs.leaveRoom(names.botUserId, room.roomId).catch(orDone);
   }
 
   /** Whether the bot's leave of the room has been pushed and applied (or its membership never was pushed). */
   private async leaveEchoed(roomId: string): Promise<boolean> {
     const last = await this.rooms.lastMembershipEvent(roomId, this.hs.names.botUserId);
-    return !last || (last.status !== "waiting" && (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join");
+    return (
+      !last ||
+      (last.status !== "waiting" &&
+        (JSON.parse(last.json) as { content?: { membership?: string } }).content?.membership !== "join")
+    );
   }
 }
 
@@ -138,7 +168,9 @@ function orDone(err: unknown): typeof DONE {
 
 /** Retries back off from the pass interval, doubling per attempt. */
 const due = (row: Retirement, now: Date): boolean =>
-  row.attempts === 0 || row.updatedAt.getTime() + Math.min(MAX_RETRY_DELAY_MS, RETIREMENT_INTERVAL_MS * 2 ** (row.attempts - 1)) <= now.getTime();
+  row.attempts === 0 ||
+  row.updatedAt.getTime() + Math.min(MAX_RETRY_DELAY_MS, PASS_INTERVALS_MS.retirement * 2 ** (row.attempts - 1)) <=
+    now.getTime();
 
 const messageOf = (err: unknown): string => {
   const e = err as { errcode?: string; error?: string; message?: string };

@@ -44,7 +44,12 @@ export class Retirements {
   /** Retires a site: idempotent while it is retiring. */
   async retireSite(siteId: string): Promise<RetirementState> {
     await this.requireSite(siteId);
-    if (this.declared(siteId)) throw new DomainError("config-declared", 409, `Site ${siteId} is declared in [sites]; remove it from the configuration instead.`);
+    if (this.declared(siteId))
+      throw new DomainError(
+        "config-declared",
+        409,
+        `Site ${siteId} is declared in [sites]; remove it from the configuration instead.`,
+      );
     await this.store.retireSite(siteId);
     this.requested({ siteId, pageSlug: null });
     return siteState(siteId, "retiring");
@@ -102,7 +107,25 @@ export class Retirements {
   }
 }
 
-const siteState = (siteId: string, state: string): RetirementState => ({ targetType: "site", targetId: siteId, siteId, pageSlug: null, state });
-const pageState = (siteId: string, pageSlug: string, state: string): RetirementState => ({ targetType: "page", targetId: `${siteId}/${pageSlug}`, siteId, pageSlug, state });
-const roomState = (room: RoomRow, state: string): RetirementState => ({ targetType: "room", targetId: room.roomId, siteId: room.siteId, pageSlug: room.pageSlug, state });
+const siteState = (siteId: string, state: string): RetirementState => ({
+  targetType: "site",
+  targetId: siteId,
+  siteId,
+  pageSlug: null,
+  state,
+});
+const pageState = (siteId: string, pageSlug: string, state: string): RetirementState => ({
+  targetType: "page",
+  targetId: `${siteId}/${pageSlug}`,
+  siteId,
+  pageSlug,
+  state,
+});
+const roomState = (room: RoomRow, state: string): RetirementState => ({
+  targetType: "room",
+  targetId: room.roomId,
+  siteId: room.siteId,
+  pageSlug: room.pageSlug,
+  state,
+});
 const roomNotFound = (message: string) => notFound("room-not-found", message);

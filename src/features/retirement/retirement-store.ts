@@ -24,9 +24,16 @@ export class RetirementStore {
    */
   async retireRoom(room: { roomId: string; siteId: string; pageSlug: string }): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
-      const { count } = await tx.room.updateMany({ where: { roomId: room.roomId, state: "active" }, data: { state: "retiring" } });
+      const { count } = await tx.room.updateMany({
+        where: { roomId: room.roomId, state: "active" },
+        data: { state: "retiring" },
+      });
       if (count === 0) return false;
-      await dropQueued(tx, { siteId: room.siteId, pageSlug: room.pageSlug }, `page ${room.siteId}/${room.pageSlug} retired`);
+      await dropQueued(
+        tx,
+        { siteId: room.siteId, pageSlug: room.pageSlug },
+        `page ${room.siteId}/${room.pageSlug} retired`,
+      );
       await record(tx, "page", room.siteId, room.pageSlug);
       return true;
     });
@@ -71,6 +78,9 @@ export class RetirementStore {
         await tx.submission.deleteMany({ where: site });
         await tx.siteVerification.deleteMany({ where: site });
         await tx.siteOrigin.deleteMany({ where: site });
+        // Its webhooks too: the id, registered again, is a new owner's.
+        await tx.webhookDelivery.deleteMany({ where: site });
+        await tx.webhookEndpoint.deleteMany({ where: site });
         await tx.room.deleteMany({ where: site });
         await tx.site.deleteMany({ where: { id: row.siteId } });
         // Page retirements of the site were covered by this one.
@@ -86,7 +96,10 @@ export class RetirementStore {
  * room provisioned for a retired page.
  */
 async function dropQueued(tx: Tx, where: { siteId: string; pageSlug?: string }, reason: string): Promise<void> {
-  await tx.submission.updateMany({ where: { ...where, status: "queued" }, data: { status: "failed", lastError: reason, leaseUntil: null, completedAt: new Date() } });
+  await tx.submission.updateMany({
+    where: { ...where, status: "queued" },
+    data: { status: "failed", lastError: reason, leaseUntil: null, completedAt: new Date() },
+  });
 }
 
 async function record(tx: Tx, targetType: "site" | "page", siteId: string, pageSlug: string): Promise<void> {

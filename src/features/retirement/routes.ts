@@ -3,7 +3,13 @@
 // Matrix clean-up runs in the background (src/features/retirement/pass.ts).
 import type { OperationRoute, RouteInput, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
-import { operatorAuth as operator, operatorMirror as mirror, pagePath, pageVariables, sitePath } from "../../rest/route-helpers.ts";
+import {
+  operatorAuth as operator,
+  operatorMirror as mirror,
+  pagePath,
+  pageVariables,
+  sitePath,
+} from "../../rest/route-helpers.ts";
 
 const STATE = "{ target_type: targetType target_id: targetId state }";
 const SITE = "/api/v1/sites/{site_id}";
@@ -15,11 +21,14 @@ const SITE_RETIREMENT =
   "Writes to the site answer 410 site-retired and its claim token stops working at once; in the background the Space and every room are renamed `[retired] …`, their aliases removed and the service's users leave them, then the site's rows are cleared and its id can be registered again. Sites declared in [sites] cannot be retired (409 config-declared). Repeating the request while the site is retiring answers the same.";
 const PAGE_RETIREMENT =
   "Writes to the page answer 410 page-retired at once; in the background its room is renamed `[retired] site_id/page_slug`, its alias removed and the service's users leave it, then the page's comments are cleared and its next comment starts a fresh room.";
-const STATE_READ = "State of the retirement: retiring until the background pass has cleared the target, then 404; before a request, active.";
+const STATE_READ =
+  "State of the retirement: retiring until the background pass has cleared the target, then 404; before a request, active.";
 
 const siteVariables = (input: RouteInput) => ({ siteId: input.params.site_id });
 const roomVariables = (input: RouteInput) => ({ roomId: input.params.room_id });
-const roomPath = { room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." } };
+const roomPath = {
+  room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." },
+};
 
 const claimWrite = { auth: "claim", postAuthRateLimit: "governanceWrite", tag: "Sites" } as const;
 const publicRead = { auth: "public", rateLimit: "publicRead", tag: "Sites" } as const;
@@ -116,11 +125,20 @@ export const deletePage: OperationRoute = {
   responses: { 200: { description: "Retiring.", schema: ref("PageRetiring") } },
 };
 
-export const operatorRetireSite = mirror(retireSite, "operatorRetireSite", `${OPERATOR_SITE}/retirement`, { problems: { 404: ["site-not-found"], 409: ["config-declared"] } });
-export const operatorGetSiteRetirement = mirror(getSiteRetirement, "operatorGetSiteRetirement", `${OPERATOR_SITE}/retirement`, {
-  description: `${STATE_READ} Answered while the site's row exists.`,
+export const operatorRetireSite = mirror(retireSite, "operatorRetireSite", `${OPERATOR_SITE}/retirement`, {
+  problems: { 404: ["site-not-found"], 409: ["config-declared"] },
 });
-export const operatorDeleteSite = mirror(deleteSite, "operatorDeleteSite", OPERATOR_SITE, { problems: operatorRetireSite.problems });
+export const operatorGetSiteRetirement = mirror(
+  getSiteRetirement,
+  "operatorGetSiteRetirement",
+  `${OPERATOR_SITE}/retirement`,
+  {
+    description: `${STATE_READ} Answered while the site's row exists.`,
+  },
+);
+export const operatorDeleteSite = mirror(deleteSite, "operatorDeleteSite", OPERATOR_SITE, {
+  problems: operatorRetireSite.problems,
+});
 
 export const operatorRetireRoom: OperationRoute = {
   kind: "operation",
@@ -162,5 +180,12 @@ export const operatorDeleteRoom: OperationRoute = {
 
 export const retirementRoutes: Route[] = [
   ...[retireSite, getSiteRetirement, deleteSite, retirePage, getPageRetirement, deletePage],
-  ...[operatorRetireSite, operatorGetSiteRetirement, operatorDeleteSite, operatorRetireRoom, operatorGetRoomRetirement, operatorDeleteRoom],
+  ...[
+    operatorRetireSite,
+    operatorGetSiteRetirement,
+    operatorDeleteSite,
+    operatorRetireRoom,
+    operatorGetRoomRetirement,
+    operatorDeleteRoom,
+  ],
 ];

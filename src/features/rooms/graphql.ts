@@ -14,7 +14,9 @@ const SystemMessageType = builder.objectRef<SystemMessage>("SystemMessage").impl
   description: "A membership change or a name, topic or avatar change of the room.",
   fields: (t) => ({
     eventId: t.exposeString("eventId"),
-    eventType: t.exposeString("eventType", { description: "m.room.member, m.room.name, m.room.topic or m.room.avatar." }),
+    eventType: t.exposeString("eventType", {
+      description: "m.room.member, m.room.name, m.room.topic or m.room.avatar.",
+    }),
     stateKey: t.exposeString("stateKey", { nullable: true }),
     sender: t.exposeString("sender"),
     originServerTs: t.exposeFloat("originServerTs"),
@@ -34,7 +36,8 @@ const RoomInfoType = builder.objectRef<RoomInfo>("RoomInfo").implement({
     }),
     avatarThumbnailUrl: t.string({
       nullable: true,
-      description: "A signed media proxy URL of the room avatar as a 96x96 crop thumbnail; the mxc:// URL when the proxy is disabled.",
+      description:
+        "A signed media proxy URL of the room avatar as a 96x96 crop thumbnail; the mxc:// URL when the proxy is disabled.",
       resolve: (room, _args, ctx) => ctx.services.mediaUrls.present(room.avatarUrl, "avatar", ctx.mediaBase),
     }),
     memberCount: t.exposeInt("memberCount", { description: "Joined members, not counting the service's bot." }),

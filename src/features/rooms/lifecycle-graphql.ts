@@ -30,8 +30,13 @@ const UpgradeIntent = builder.objectRef<UpgradeIntentShape>("RoomUpgradeIntent")
     roomId: t.exposeString("roomId", { description: "The room being replaced." }),
     siteId: t.exposeString("siteId"),
     pageSlug: t.exposeString("pageSlug"),
-    targetVersion: t.exposeString("targetVersion", { description: '"unknown" for a tombstone written by hand until it is adopted.' }),
-    replacementRoomId: t.exposeString("replacementRoomId", { nullable: true, description: "The replacement the tombstone names, once observed." }),
+    targetVersion: t.exposeString("targetVersion", {
+      description: '"unknown" for a tombstone written by hand until it is adopted.',
+    }),
+    replacementRoomId: t.exposeString("replacementRoomId", {
+      nullable: true,
+      description: "The replacement the tombstone names, once observed.",
+    }),
     state: t.exposeString("state", { description: "requested, observed, adopted, failed or manual." }),
     error: t.exposeString("error", { nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -47,7 +52,11 @@ const QuarantinedRoom = builder.objectRef<QuarantinedRoomShape>("QuarantinedRoom
     reason: t.exposeString("reason"),
     firstQuarantinedAt: t.expose("firstQuarantinedAt", { type: "DateTime" }),
     consecutiveFailures: t.exposeInt("failures", { description: "Consecutive failed adoption attempts." }),
-    nextRetryAt: t.expose("nextRetryAt", { type: "DateTime", nullable: true, description: "null: manual attention (reinstate)." }),
+    nextRetryAt: t.expose("nextRetryAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "null: manual attention (reinstate).",
+    }),
   }),
 });
 
@@ -61,13 +70,23 @@ const QuarantinedRoomPage = builder.simpleObject("QuarantinedRoomPage", {
 builder.queryFields((t) => ({
   roomUpgradeIntents: t.field({
     type: UpgradeIntentPage,
-    args: { page: t.arg.int({ defaultValue: DEFAULT_PAGE }), perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }), status: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.upgrades.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.status ?? null),
+    args: {
+      page: t.arg.int({ defaultValue: DEFAULT_PAGE }),
+      perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
+      status: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.upgrades.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.status ?? null),
   }),
   quarantinedRooms: t.field({
     type: QuarantinedRoomPage,
-    args: { page: t.arg.int({ defaultValue: DEFAULT_PAGE }), perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }), siteId: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.quarantines.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.siteId ?? null),
+    args: {
+      page: t.arg.int({ defaultValue: DEFAULT_PAGE }),
+      perPage: t.arg.int({ defaultValue: DEFAULT_PER_PAGE, description: `1-${MAX_PER_PAGE}` }),
+      siteId: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.quarantines.list(args.page ?? DEFAULT_PAGE, args.perPage ?? DEFAULT_PER_PAGE, args.siteId ?? null),
   }),
 }));
 
@@ -75,7 +94,11 @@ builder.mutationFields((t) => ({
   upgradePageRoom: t.field({
     type: RoomUpgrade,
     description: "Upgrades a page's active room to a newer room version and waits until the replacement has converged.",
-    args: { siteId: t.arg.string({ required: true }), pageSlug: t.arg.string({ required: true }), newVersion: t.arg.string({ required: true }) },
+    args: {
+      siteId: t.arg.string({ required: true }),
+      pageSlug: t.arg.string({ required: true }),
+      newVersion: t.arg.string({ required: true }),
+    },
     resolve: (_root, args, ctx) => ctx.services.upgrades.upgradePage(args.siteId, args.pageSlug, args.newVersion),
   }),
   upgradeRoom: t.field({
@@ -86,8 +109,13 @@ builder.mutationFields((t) => ({
   }),
   recoverRoomUpgrade: t.field({
     type: UpgradeIntent,
-    description: "Adopts the replacement of a failed or manual upgrade intent after checking the tombstone and the replacement's create event.",
-    args: { roomId: t.arg.string({ required: true }), newVersion: t.arg.string({ required: true }), replacementRoom: t.arg.string({ required: true }) },
+    description:
+      "Adopts the replacement of a failed or manual upgrade intent after checking the tombstone and the replacement's create event.",
+    args: {
+      roomId: t.arg.string({ required: true }),
+      newVersion: t.arg.string({ required: true }),
+      replacementRoom: t.arg.string({ required: true }),
+    },
     resolve: (_root, args, ctx) => ctx.services.upgrades.recover(args.roomId, args.newVersion, args.replacementRoom),
   }),
   reinstateRoom: t.boolean({

@@ -12,14 +12,17 @@ const INTENTS = `${OPERATOR}/room-upgrade-intents`;
 const QUARANTINED = `${OPERATOR}/quarantined-rooms`;
 const QUARANTINED_ALTERNATE = `${OPERATOR}/rooms/quarantined`;
 
-const UPGRADE = "{ room_id: roomId site_id: siteId page_slug: pageSlug replacement_room_id: replacementRoomId room_version: roomVersion state }";
+const UPGRADE =
+  "{ room_id: roomId site_id: siteId page_slug: pageSlug replacement_room_id: replacementRoomId room_version: roomVersion state }";
 const INTENT = `{ room_id: roomId site_id: siteId page_slug: pageSlug target_version: targetVersion replacement_room_id: replacementRoomId
   state error created_at: createdAt updated_at: updatedAt }`;
 const QUARANTINE = `{ room_id: roomId site_id: siteId page_slug: pageSlug reason first_quarantined_at: firstQuarantinedAt
   consecutive_failures: consecutiveFailures next_retry_at: nextRetryAt }`;
 const META = "meta { total page per_page: perPage total_pages: totalPages }";
 
-const roomPath = { room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." } } as const;
+const roomPath = {
+  room_id: { type: "string", minLength: 1, description: "A page room's Matrix room id, percent-encoded." },
+} as const;
 
 const UPGRADE_DESCRIPTION =
   "Asks the homeserver to upgrade the room (as the service's bot: the tombstone is real) and answers once the replacement has converged: it is the page's active room, the page alias points at it, it is linked into the site's Space and carries the page's name, the site's roles and the page's moderators hold their levels there, and the old room is superseded. An existing tombstone is reused, so repeating the request answers the same replacement. While the homeserver cannot be reached the request is 503 homeserver-unavailable; an upgrade cut short that way resumes (its intent) once it is back. A permanent refusal is 502 homeserver-refused and the intent failed. new_version must be a room version the homeserver knows and newer than the room's (400 invalid-room-version); before room v12 the bot needs tombstone power (409 room-not-upgradable).";
@@ -38,10 +41,19 @@ export const upgradePage: OperationRoute = {
   params: pagePath,
   body: { schema: requestBodies.upgradeRoom, optional: false },
   document: `mutation UpgradePageRoom($siteId: String!, $pageSlug: String!, $newVersion: String!) { upgradePageRoom(siteId: $siteId, pageSlug: $pageSlug, newVersion: $newVersion) ${UPGRADE} }`,
-  variables: (input) => ({ siteId: input.params.site_id, pageSlug: input.params.page_slug, newVersion: input.body.new_version }),
+  variables: (input) => ({
+    siteId: input.params.site_id,
+    pageSlug: input.params.page_slug,
+    newVersion: input.body.new_version,
+  }),
   respond: (data) => ({ status: 200, body: data.upgradePageRoom }),
   responses: upgraded,
-  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-upgradable"], ...homeserverProblems() },
+  problems: {
+    400: ["validation-error", "invalid-room-version"],
+    404: ["room-not-found"],
+    409: ["room-not-upgradable"],
+    ...homeserverProblems(),
+  },
 };
 
 export const operatorUpgradeRoom: OperationRoute = {
@@ -58,7 +70,12 @@ export const operatorUpgradeRoom: OperationRoute = {
   variables: (input) => ({ roomId: input.params.room_id, newVersion: input.body.new_version }),
   respond: (data) => ({ status: 200, body: data.upgradeRoom }),
   responses: upgraded,
-  problems: { 400: ["validation-error", "invalid-room-version"], 404: ["room-not-found"], 409: ["room-not-active", "room-not-upgradable"], ...homeserverProblems() },
+  problems: {
+    400: ["validation-error", "invalid-room-version"],
+    404: ["room-not-found"],
+    409: ["room-not-active", "room-not-upgradable"],
+    ...homeserverProblems(),
+  },
 };
 
 export const operatorListUpgradeIntents: OperationRoute = {
@@ -68,10 +85,15 @@ export const operatorListUpgradeIntents: OperationRoute = {
   path: INTENTS,
   ...operator,
   summary: "Room upgrade intents, oldest first.",
-  description: "Every upgrade (requested by a route, or a tombstone observed in a page room) is an intent: requested → observed (the tombstone names the replacement) → adopted; failed when the service's upgrade could not complete, manual when a hand upgrade could not be adopted. status narrows the list.",
+  description:
+    "Every upgrade (requested by a route, or a tombstone observed in a page room) is an intent: requested → observed (the tombstone names the replacement) → adopted; failed when the service's upgrade could not complete, manual when a hand upgrade could not be adopted. status narrows the list.",
   body: { schema: requestBodies.listUpgradeIntents, optional: true },
   document: `query RoomUpgradeIntents($page: Int, $perPage: Int, $status: String) { roomUpgradeIntents(page: $page, perPage: $perPage, status: $status) { data ${INTENT} ${META} } }`,
-  variables: (input: RouteInput) => ({ page: input.body.page, perPage: input.body.per_page, status: input.body.status ?? null }),
+  variables: (input: RouteInput) => ({
+    page: input.body.page,
+    perPage: input.body.per_page,
+    status: input.body.status ?? null,
+  }),
   respond: (data) => ({ status: 200, body: data.roomUpgradeIntents }),
   responses: { 200: { description: "One page of intents.", schema: ref("RoomUpgradeIntentPage") } },
   problems: { 400: ["validation-error"] },
@@ -91,10 +113,18 @@ export const operatorRecoverUpgrade: OperationRoute = {
   document: `mutation RecoverRoomUpgrade($roomId: String!, $newVersion: String!, $replacementRoom: String!) {
     recoverRoomUpgrade(roomId: $roomId, newVersion: $newVersion, replacementRoom: $replacementRoom) ${INTENT}
   }`,
-  variables: (input) => ({ roomId: input.params.room_id, newVersion: input.body.new_version, replacementRoom: input.body.replacement_room }),
+  variables: (input) => ({
+    roomId: input.params.room_id,
+    newVersion: input.body.new_version,
+    replacementRoom: input.body.replacement_room,
+  }),
   respond: (data) => ({ status: 200, body: data.recoverRoomUpgrade }),
   responses: { 200: { description: "The adopted intent.", schema: ref("RoomUpgradeIntent") } },
-  problems: { 400: ["validation-error"], 404: ["intent-not-found"], 409: ["intent-not-recoverable", "replacement-mismatch"] },
+  problems: {
+    400: ["validation-error"],
+    404: ["intent-not-found"],
+    409: ["intent-not-recoverable", "replacement-mismatch"],
+  },
 };
 
 export const operatorListQuarantinedRooms: OperationRoute = {
@@ -108,7 +138,11 @@ export const operatorListQuarantinedRooms: OperationRoute = {
     "Rooms the service found under a page alias but cannot manage (its bot is not in the room and cannot join, did not create it, or lacks power); the page is served from a fresh room. Adoption is retried 1 h, 6 h and 24 h after the failures; next_retry_at null means manual attention (reinstate). site_id narrows the list.",
   body: { schema: requestBodies.listQuarantinedRooms, optional: true },
   document: `query QuarantinedRooms($page: Int, $perPage: Int, $siteId: String) { quarantinedRooms(page: $page, perPage: $perPage, siteId: $siteId) { data ${QUARANTINE} ${META} } }`,
-  variables: (input: RouteInput) => ({ page: input.body.page, perPage: input.body.per_page, siteId: input.body.site_id ?? null }),
+  variables: (input: RouteInput) => ({
+    page: input.body.page,
+    perPage: input.body.per_page,
+    siteId: input.body.site_id ?? null,
+  }),
   respond: (data) => ({ status: 200, body: data.quarantinedRooms }),
   responses: { 200: { description: "One page of quarantined rooms.", schema: ref("QuarantinedRoomPage") } },
   problems: { 400: ["validation-error"] },
@@ -137,6 +171,18 @@ export const operatorListQuarantinedRoomsAlternate = alternate(operatorListQuara
 export const operatorReinstateRoomAlternate = alternate(operatorReinstateRoom, `${QUARANTINED_ALTERNATE}/{room_id}`);
 
 export const roomLifecycleRoutes: Route[] = [
-  ...[upgradePage, upgradePageAlternate, operatorUpgradeRoom, operatorUpgradeRoomAlternate, operatorListUpgradeIntents, operatorRecoverUpgrade],
-  ...[operatorListQuarantinedRooms, operatorListQuarantinedRoomsAlternate, operatorReinstateRoom, operatorReinstateRoomAlternate],
+  ...[
+    upgradePage,
+    upgradePageAlternate,
+    operatorUpgradeRoom,
+    operatorUpgradeRoomAlternate,
+    operatorListUpgradeIntents,
+    operatorRecoverUpgrade,
+  ],
+  ...[
+    operatorListQuarantinedRooms,
+    operatorListQuarantinedRoomsAlternate,
+    operatorReinstateRoom,
+    operatorReinstateRoomAlternate,
+  ],
 ];

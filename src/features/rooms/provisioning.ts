@@ -10,6 +10,7 @@ import { RoomStore } from "./room-store.ts";
 import type { Quarantines } from "./quarantine.ts";
 import { unmanageableReason } from "./quarantine.ts";
 import { pageRoomName } from "./room-links.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 /** Rounds of "alias taken by a room we cannot manage → quarantine it → create again" per attempt. */
 const MAX_PROVISIONING_ROUNDS = 3;
@@ -50,7 +51,13 @@ export class Provisioner {
     if (existing) return existing;
     const aliasLocalpart = this.hs.names.spaceAliasLocalpart(siteId);
     const users = await this.roster.initialLevels(siteId, null);
-    const created = await this.hs.createRoom({ aliasLocalpart, name: siteId, roomVersion: this.roomVersion, isSpace: true, users });
+    const created = await this.hs.createRoom({
+      aliasLocalpart,
+      name: siteId,
+      roomVersion: this.roomVersion,
+      isSpace: true,
+      users,
+    });
     const roomId = created ?? (await this.hs.resolveAlias(this.hs.names.alias(aliasLocalpart)));
     await this.sites.setSpaceRoomId(siteId, roomId);
     // An adopted Space's levels are unknown: the convergence pass writes the roles into it.
@@ -78,16 +85,23 @@ export class Provisioner {
         roomVersion: this.roomVersion,
         isSpace: false,
         users,
-        initialState: [{ type: "m.space.parent", state_key: spaceId, content: { via: [server], canonical: true } }],
+        initialState: [
+          { type: EventType.SpaceParent, state_key: spaceId, content: { via: [server], canonical: true } },
+        ],
       });
       const roomId = created ?? (await this.hs.resolveAlias(alias));
       if (!created) {
         const known = await this.rooms.find(roomId);
-        const reason = known?.state === "quarantined" ? "the room is quarantined" : await unmanageableReason(this.hs, roomId);
+        const reason =
+          known?.state === "quarantined" ? "the room is quarantined" : await unmanageableReason(this.hs, roomId);
         if (reason !== null) {
           // Another instance may be doing the same: a bounded number of rounds, then the queue retries.
-          if (attempt >= MAX_PROVISIONING_ROUNDS) throw new Error(`page room of ${siteId}/${pageSlug}: the alias keeps pointing at rooms the service cannot manage`);
-          if (known?.state !== "quarantined") await this.quarantines.quarantine(roomId, siteId, pageSlug, known?.roomVersion ?? this.roomVersion, reason);
+          if (attempt >= MAX_PROVISIONING_ROUNDS)
+            throw new Error(
+              `page room of ${siteId}/${pageSlug}: the alias keeps pointing at rooms the service cannot manage`,
+            );
+          if (known?.state !== "quarantined")
+            await this.quarantines.quarantine(roomId, siteId, pageSlug, known?.roomVersion ?? this.roomVersion, reason);
           await this.hs.deleteAlias(alias).catch((err) => {
             if (!hasErrcode(err, "M_NOT_FOUND")) throw err;
           });
@@ -95,7 +109,7 @@ export class Provisioner {
         }
         await this.quarantines.clear(roomId);
       }
-      await this.hs.sendState(spaceId, "m.space.child", roomId, { via: [server] });
+      await this.hs.sendState(spaceId, EventType.SpaceChild, roomId, { via: [server] });
       await this.rooms.register(roomId, siteId, pageSlug, this.roomVersion);
       if (created) await this.roster.recordCreated(siteId, roomId, users);
       await this.recorded(roomId);

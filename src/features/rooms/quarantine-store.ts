@@ -12,7 +12,13 @@ export class QuarantineStore {
   }
 
   /** Records a failed adoption: the first one quarantines, later ones count up; `nextRetryAt(failures)` schedules the next. */
-  async recordFailure(roomId: string, siteId: string, pageSlug: string, reason: string, nextRetryAt: (failures: number) => Date | null): Promise<QuarantineRow> {
+  async recordFailure(
+    roomId: string,
+    siteId: string,
+    pageSlug: string,
+    reason: string,
+    nextRetryAt: (failures: number) => Date | null,
+  ): Promise<QuarantineRow> {
     const existing = await this.find(roomId);
     const failures = (existing?.failures ?? 0) + 1;
     return this.db.roomQuarantine.upsert({
@@ -22,20 +28,44 @@ export class QuarantineStore {
     });
   }
 
+  /**
+   * A retry's failure: the quarantine's count and next retry, if it still exists. Never creates
+   * one: a retry running beside another (the periodic pass and an operator's or a test's call)
+   * must not bring back a quarantine the other has just cleared.
+   */
+  async recordRetryFailure(roomId: string, reason: string, nextRetryAt: (failures: number) => Date | null) {
+    const existing = await this.find(roomId);
+    if (!existing) return;
+    const failures = existing.failures + 1;
+    await this.db.roomQuarantine.updateMany({
+      where: { roomId },
+      data: { reason, failures, nextRetryAt: nextRetryAt(failures) },
+    });
+  }
+
   async clear(roomId: string): Promise<void> {
     await this.db.roomQuarantine.deleteMany({ where: { roomId } });
   }
 
   /** Quarantines whose automatic retry is due. */
   due(now: Date) {
-    return this.db.roomQuarantine.findMany({ where: { nextRetryAt: { lte: now } }, orderBy: { nextRetryAt: "asc" }, take: 100 });
+    return this.db.roomQuarantine.findMany({
+      where: { nextRetryAt: { lte: now } },
+      orderBy: { nextRetryAt: "asc" },
+      take: 100,
+    });
   }
 
   /** One page of quarantines (optionally of one site), oldest first; and their total. */
   async list(page: number, perPage: number, siteId: string | null): Promise<{ rows: QuarantineRow[]; total: number }> {
     const where = siteId === null ? {} : { siteId };
     const [rows, total] = await Promise.all([
-      this.db.roomQuarantine.findMany({ where, orderBy: [{ firstQuarantinedAt: "asc" }, { roomId: "asc" }], skip: (page - 1) * perPage, take: perPage }),
+      this.db.roomQuarantine.findMany({
+        where,
+        orderBy: [{ firstQuarantinedAt: "asc" }, { roomId: "asc" }],
+        skip: (page - 1) * perPage,
+        take: perPage,
+      }),
       this.db.roomQuarantine.count({ where }),
     ]);
     return { rows, total };

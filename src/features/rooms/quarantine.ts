@@ -8,13 +8,12 @@ import { classifyMatrixError } from "../../matrix/errors.ts";
 import { PeriodicPass } from "../../cluster/periodic-pass.ts";
 import { checkPagination } from "../../core/pagination.ts";
 import { DomainError, notFound } from "../../core/errors.ts";
-import { QUARANTINE_RETRY_SCHEDULE_MS } from "../../config/limits.ts";
+import { QUARANTINE_RETRY_SCHEDULE_MS, PASS_INTERVALS_MS } from "../../config/limits.ts";
 import { SiteStore } from "../sites/site-store.ts";
 import { QuarantineStore, type QuarantineRow } from "./quarantine-store.ts";
 import { RoomStore } from "./room-store.ts";
 import { linkPageRoom } from "./room-links.ts";
-
-export const QUARANTINE_PASS_INTERVAL_MS = 60_000;
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 /** When the next automatic adoption attempt runs after `failures` consecutive failures; null: manual. */
 export const nextRetryAt = (now: Date, failures: number): Date | null => {
@@ -23,8 +22,9 @@ export const nextRetryAt = (now: Date, failures: number): Date | null => {
 };
 
 /** Level needed to change a room's power levels (what managing roles takes). */
-function powerLevelsLevel(levels: Record<string, any>): number {
-  return Number(levels.events?.["m.room.power_levels"] ?? levels.state_default ?? 50);
+function powerLevelsLevel(levels: Record<string, unknown>): number {
+  const events = typeof levels.events === "object" && levels.events !== null ? levels.events : {};
+  return Number(Reflect.get(events, EventType.PowerLevels) ?? levels.state_default ?? 50);
 }
 
 /**
@@ -40,14 +40,16 @@ export async function unmanageableReason(hs: Homeserver, roomId: string): Promis
     if (failure.transient) throw err;
     return `the service's bot is not in the room and cannot join it (${failure.message})`;
   }
-  const create = await hs.stateEvent(roomId, "m.room.create");
+  const create = await hs.stateEvent(roomId, EventType.Create);
   if (!create) return "the room has no create event";
   if (create.sender !== bot) return `the room was created by ${create.sender}, not the service`;
   // Room v12 creators hold unlimited power and are not listed in power_levels.
   if (Number(create.content.room_version ?? "1") >= 12) return null;
-  const levels = (await hs.stateContent(roomId, "m.room.power_levels")) ?? {};
+  const levels = (await hs.stateContent(roomId, EventType.PowerLevels)) ?? {};
   const level = Number((levels.users as Record<string, unknown> | undefined)?.[bot] ?? levels.users_default ?? 0);
-  return level >= powerLevelsLevel(levels) ? null : `the service's bot holds level ${level}, too low to change the power levels`;
+  return level >= powerLevelsLevel(levels)
+    ? null
+    : `the service's bot holds level ${level}, too low to change the power levels`;
 }
 
 export interface QuarantinedRoom {
@@ -80,7 +82,7 @@ export class Quarantines {
     this.sites = new SiteStore(db);
   }
 
-  start(intervalMs = QUARANTINE_PASS_INTERVAL_MS): void {
+  start(intervalMs = PASS_INTERVALS_MS.quarantine): void {
     this.pass.start(intervalMs);
   }
 
@@ -89,9 +91,17 @@ export class Quarantines {
   }
 
   /** Sets a room aside: registered as quarantined (never the page's active room) with the reason, its retry scheduled. */
-  async quarantine(roomId: string, siteId: string, pageSlug: string, roomVersion: string, reason: string): Promise<void> {
+  async quarantine(
+    roomId: string,
+    siteId: string,
+    pageSlug: string,
+    roomVersion: string,
+    reason: string,
+  ): Promise<void> {
     await this.rooms.registerQuarantined(roomId, siteId, pageSlug, roomVersion);
-    const row = await this.store.recordFailure(roomId, siteId, pageSlug, reason, (failures) => nextRetryAt(this.clock(), failures));
+    const row = await this.store.recordFailure(roomId, siteId, pageSlug, reason, (failures) =>
+      nextRetryAt(this.clock(), failures),
+    );
     this.log(`rooms: ${roomId} of ${siteId}/${pageSlug} quarantined (failure ${row.failures}): ${reason}`);
   }
 
@@ -112,7 +122,7 @@ export class Quarantines {
   private async retry(row: QuarantineRow): Promise<void> {
     const reason = await unmanageableReason(this.hs, row.roomId);
     if (reason !== null) {
-      await this.store.recordFailure(row.roomId, row.siteId, row.pageSlug, reason, (failures) => nextRetryAt(this.clock(), failures));
+      await this.store.recordRetryFailure(row.roomId, reason, (failures) => nextRetryAt(this.clock(), failures));
       return;
     }
     // Adopted: the page's room again when it has none, else kept (superseded) with its comments.
@@ -122,7 +132,11 @@ export class Quarantines {
     this.changed(row.siteId, row.pageSlug);
   }
 
-  async list(page: number, perPage: number, siteId: string | null): Promise<{ data: QuarantinedRoom[]; meta: { total: number; page: number; perPage: number; totalPages: number } }> {
+  async list(
+    page: number,
+    perPage: number,
+    siteId: string | null,
+  ): Promise<{ data: QuarantinedRoom[]; meta: { total: number; page: number; perPage: number; totalPages: number } }> {
     checkPagination(page, perPage);
     const { rows, total } = await this.store.list(page, perPage, siteId);
     return { data: rows, meta: { total, page, perPage, totalPages: Math.ceil(total / perPage) } };
@@ -136,7 +150,8 @@ export class Quarantines {
     const room = await this.rooms.find(roomId);
     if (!room) throw notFound("room-not-found", `Room ${roomId} is not a page room of this service.`);
     if (room.state === "active") return;
-    if (room.state !== "quarantined") throw new DomainError("room-not-quarantined", 409, `Room ${roomId} is ${room.state}, not quarantined.`);
+    if (room.state !== "quarantined")
+      throw new DomainError("room-not-quarantined", 409, `Room ${roomId} is ${room.state}, not quarantined.`);
     await this.makeActive(roomId, room.siteId, room.pageSlug);
     await this.store.clear(roomId);
     this.changed(room.siteId, room.pageSlug);

@@ -22,7 +22,8 @@ export const EMPTY_ROSTERS: Rosters = { admins: [], managers: [], moderators: []
  * The service's own users (the bot, virtual users) are never listed: the bot is the creator
  * with unlimited power, and visitors hold no roles.
  */
-export const inServiceNamespace = (names: MatrixNames) => (userId: string) => userId.startsWith(`@${names.prefix}`) && userId.endsWith(`:${names.serverName}`);
+export const inServiceNamespace = (names: MatrixNames) => (userId: string) =>
+  userId.startsWith(`@${names.prefix}`) && userId.endsWith(`:${names.serverName}`);
 
 /** Each roster sorted by level descending, then user id. Users below moderator are in none. */
 export function deriveRosters(powerLevels: unknown, excluded: (userId: string) => boolean): Rosters {
@@ -41,7 +42,12 @@ export function deriveRosters(powerLevels: unknown, excluded: (userId: string) =
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Rooms before v10 also allow levels as decimal strings; anything else is not a level. */
-function levelOf(value: unknown): number | null {
-  const level = typeof value === "number" ? value : typeof value === "string" && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : NaN;
+export function levelOf(value: unknown): number | null {
+  const level =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && /^\s*[+-]?\d+\s*$/.test(value)
+        ? Number(value)
+        : NaN;
   return Number.isSafeInteger(level) ? level : null;
 }

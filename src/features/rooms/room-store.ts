@@ -3,19 +3,27 @@
 // levels of roles use them.
 import type { Db } from "../../db/client.ts";
 import { driverStatements } from "../../db/client.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 export class RoomStore {
   constructor(private readonly db: Db) {}
 
   /** The page's active room, if it has one: on every submission the worker performs, a statement prepared on the driver (src/db/driver-statements.ts). */
   async activeRoomId(siteId: string, pageSlug: string): Promise<string | null> {
-    const [row] = await driverStatements(this.db).all<{ roomId: string }>(`SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' LIMIT 1`, [siteId, pageSlug]);
+    const [row] = await driverStatements(this.db).all<{ roomId: string }>(
+      `SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' LIMIT 1`,
+      [siteId, pageSlug],
+    );
     return row?.roomId ?? null;
   }
 
   /** The site's active page rooms by room id. */
   activeRooms(siteId: string): Promise<Array<{ roomId: string; pageSlug: string }>> {
-    return this.db.room.findMany({ where: { siteId, state: "active" }, select: { roomId: true, pageSlug: true }, orderBy: { roomId: "asc" } });
+    return this.db.room.findMany({
+      where: { siteId, state: "active" },
+      select: { roomId: true, pageSlug: true },
+      orderBy: { roomId: "asc" },
+    });
   }
 
   /** A page's active room. */
@@ -29,7 +37,12 @@ export class RoomStore {
 
   /** The states of a page's rooms that are active or retiring. */
   async pageRoomStates(siteId: string, pageSlug: string): Promise<string[]> {
-    return (await this.db.room.findMany({ where: { siteId, pageSlug, state: { in: ["active", "retiring"] } }, select: { state: true } })).map((r) => r.state);
+    return (
+      await this.db.room.findMany({
+        where: { siteId, pageSlug, state: { in: ["active", "retiring"] } },
+        select: { state: true },
+      })
+    ).map((r) => r.state);
   }
 
   /** A page's rooms that are no longer active. */
@@ -57,8 +70,15 @@ export class RoomStore {
    */
   async activate(roomId: string, siteId: string, pageSlug: string, roomVersion: string): Promise<void> {
     await this.db.$transaction([
-      this.db.room.updateMany({ where: { siteId, pageSlug, state: "active", roomId: { not: roomId } }, data: { state: "superseded" } }),
-      this.db.room.upsert({ where: { roomId }, create: { roomId, siteId, pageSlug, roomVersion }, update: { state: "active", roomVersion } }),
+      this.db.room.updateMany({
+        where: { siteId, pageSlug, state: "active", roomId: { not: roomId } },
+        data: { state: "superseded" },
+      }),
+      this.db.room.upsert({
+        where: { roomId },
+        create: { roomId, siteId, pageSlug, roomVersion },
+        update: { state: "active", roomVersion },
+      }),
     ]);
   }
 
@@ -69,7 +89,11 @@ export class RoomStore {
 
   /** Records a room the service cannot manage as the page's quarantined room (not active). */
   async registerQuarantined(roomId: string, siteId: string, pageSlug: string, roomVersion: string): Promise<void> {
-    await this.db.room.upsert({ where: { roomId }, create: { roomId, siteId, pageSlug, roomVersion, state: "quarantined" }, update: { state: "quarantined" } });
+    await this.db.room.upsert({
+      where: { roomId },
+      create: { roomId, siteId, pageSlug, roomVersion, state: "quarantined" },
+      update: { state: "quarantined" },
+    });
   }
 
   /** The current state events (state key "") of these types in these rooms. */
@@ -94,7 +118,7 @@ export class RoomStore {
   /** The latest stored membership event of the user in the room. */
   lastMembershipEvent(roomId: string, userId: string): Promise<{ json: string; status: string } | null> {
     return this.db.matrixEvent.findFirst({
-      where: { roomId, type: "m.room.member", stateKey: userId },
+      where: { roomId, type: EventType.Member, stateKey: userId },
       orderBy: { seq: "desc" },
       select: { json: true, status: true },
     });

@@ -6,10 +6,11 @@ import type { MatrixNames } from "../../matrix/names.ts";
 import { notFound } from "../../core/errors.ts";
 import { deriveRosters, EMPTY_ROSTERS, inServiceNamespace, type Rosters } from "./roles.ts";
 import type { Sites } from "../sites/sites.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 /** Room info carries the most recent system messages only, oldest first. */
 export const SYSTEM_MESSAGE_LIMIT = 100;
-const SYSTEM_MESSAGE_TYPES = ["m.room.member", "m.room.name", "m.room.topic", "m.room.avatar"];
+const SYSTEM_MESSAGE_TYPES = [EventType.Member, EventType.Name, EventType.Topic, EventType.Avatar];
 
 export interface RoomReadDeps {
   /** For the room store (src/features/rooms/room-store.ts). */
@@ -46,15 +47,15 @@ export async function roomInfo(deps: RoomReadDeps, siteId: string, pageSlug: str
   const rooms = new RoomStore(deps.db);
   const roomId = await activeRoomId(deps, rooms, siteId, pageSlug);
   const [state, memberCount, events] = await Promise.all([
-    currentState(rooms, roomId, ["m.room.name", "m.room.topic", "m.room.avatar"]),
+    currentState(rooms, roomId, [EventType.Name, EventType.Topic, EventType.Avatar]),
     rooms.joinedCount(roomId, deps.names.botUserId),
     rooms.latestEvents(roomId, SYSTEM_MESSAGE_TYPES, SYSTEM_MESSAGE_LIMIT),
   ]);
   return {
     roomId,
-    name: text(state.get("m.room.name"), "name"),
-    topic: text(state.get("m.room.topic"), "topic"),
-    avatarUrl: text(state.get("m.room.avatar"), "url"),
+    name: text(state.get(EventType.Name), "name"),
+    topic: text(state.get(EventType.Topic), "topic"),
+    avatarUrl: text(state.get(EventType.Avatar), "url"),
     memberCount,
     systemMessages: events.reverse().map((e) => ({
       eventId: e.eventId,
@@ -90,8 +91,8 @@ async function activeRoomId(deps: RoomReadDeps, rooms: RoomStore, siteId: string
 }
 
 async function rostersOf(deps: RoomReadDeps, rooms: RoomStore, roomId: string): Promise<Rosters> {
-  const state = await currentState(rooms, roomId, ["m.room.power_levels"]);
-  return deriveRosters(state.get("m.room.power_levels"), inServiceNamespace(deps.names));
+  const state = await currentState(rooms, roomId, [EventType.PowerLevels]);
+  return deriveRosters(state.get(EventType.PowerLevels), inServiceNamespace(deps.names));
 }
 
 /** The room's current content of each state type (state key ""). */
@@ -111,5 +112,7 @@ const text = (value: unknown, key: string): string | null => {
 
 const contentOf = (json: string): Record<string, unknown> => {
   const content = field(JSON.parse(json), "content");
-  return typeof content === "object" && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : {};
+  return typeof content === "object" && content !== null && !Array.isArray(content)
+    ? (content as Record<string, unknown>)
+    : {};
 };

@@ -59,7 +59,8 @@ export const getPageRoles: OperationRoute = {
   path: "/api/v1/sites/{site_id}/pages/{page_slug}/roles",
   tag: "Rooms",
   summary: "Admins, managers and moderators of the page room, from its power levels.",
-  description: "Levels as Matrix has them, including ones set in a Matrix client. The service's own users are never listed.",
+  description:
+    "Levels as Matrix has them, including ones set in a Matrix client. The service's own users are never listed.",
   auth: "public",
   rateLimit: "publicRead",
   params: pagePath,

@@ -18,7 +18,13 @@ export class UpgradeIntentStore {
   }
 
   /** Records (or renews) an intent; a replacement already known (a tombstone) is kept. */
-  async request(roomId: string, siteId: string, pageSlug: string, targetVersion: string, replacementRoomId: string | null): Promise<IntentRow> {
+  async request(
+    roomId: string,
+    siteId: string,
+    pageSlug: string,
+    targetVersion: string,
+    replacementRoomId: string | null,
+  ): Promise<IntentRow> {
     const state: IntentState = replacementRoomId ? "observed" : "requested";
     return this.db.roomUpgradeIntent.upsert({
       where: { roomId },
@@ -27,19 +33,31 @@ export class UpgradeIntentStore {
     });
   }
 
-  async update(roomId: string, data: { state: IntentState; replacementRoomId?: string; targetVersion?: string; error?: string | null }): Promise<IntentRow> {
+  async update(
+    roomId: string,
+    data: { state: IntentState; replacementRoomId?: string; targetVersion?: string; error?: string | null },
+  ): Promise<IntentRow> {
     return this.db.roomUpgradeIntent.update({ where: { roomId }, data });
   }
 
   /** Intents a crash or an outage left between request and adoption. */
   unfinished() {
-    return this.db.roomUpgradeIntent.findMany({ where: { state: { in: ["requested", "observed"] } }, orderBy: { createdAt: "asc" }, take: 100 });
+    return this.db.roomUpgradeIntent.findMany({
+      where: { state: { in: ["requested", "observed"] } },
+      orderBy: { createdAt: "asc" },
+      take: 100,
+    });
   }
 
   async list(page: number, perPage: number, state: IntentState | null): Promise<{ rows: IntentRow[]; total: number }> {
     const where = state === null ? {} : { state };
     const [rows, total] = await Promise.all([
-      this.db.roomUpgradeIntent.findMany({ where, orderBy: [{ createdAt: "asc" }, { roomId: "asc" }], skip: (page - 1) * perPage, take: perPage }),
+      this.db.roomUpgradeIntent.findMany({
+        where,
+        orderBy: [{ createdAt: "asc" }, { roomId: "asc" }],
+        skip: (page - 1) * perPage,
+        take: perPage,
+      }),
       this.db.roomUpgradeIntent.count({ where }),
     ]);
     return { rows, total };

@@ -5,6 +5,7 @@
 // observed → adopted, or failed / manual) so a crash or an outage resumes from the recorded step:
 // an existing tombstone is always reused, never a second replacement forked. A tombstone written
 // by hand in a Matrix client is observed through the appservice push and adopted the same way.
+import { PASS_INTERVALS_MS } from "../../config/limits.ts";
 import type { Db } from "../../db/client.ts";
 import type { Homeserver } from "../../matrix/homeserver.ts";
 import { classifyMatrixError, homeserverFailure } from "../../matrix/errors.ts";
@@ -15,8 +16,8 @@ import { SiteStore } from "../sites/site-store.ts";
 import { RoomStore } from "./room-store.ts";
 import { linkPageRoom } from "./room-links.ts";
 import { INTENT_STATES, UpgradeIntentStore, type IntentRow, type IntentState } from "./upgrade-intent-store.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
-export const UPGRADE_PASS_INTERVAL_MS = 60_000;
 /** The target version of an intent the service did not request (a tombstone written by hand): known once adopted. */
 const HAND_UPGRADE = "unknown";
 
@@ -72,7 +73,7 @@ export class RoomUpgrades {
     this.sites = new SiteStore(db);
   }
 
-  start(intervalMs = UPGRADE_PASS_INTERVAL_MS): void {
+  start(intervalMs = PASS_INTERVALS_MS.roomUpgrades): void {
     this.pass.start(intervalMs);
   }
 
@@ -93,12 +94,18 @@ export class RoomUpgrades {
   async upgradeRoom(roomId: string, newVersion: string): Promise<UpgradeResult> {
     const room = await this.rooms.find(roomId);
     if (!room) {
-      if (await this.sites.isSpace(roomId)) throw notUpgradable(`Room ${roomId} is a site's Space; only page rooms are upgraded.`);
+      if (await this.sites.isSpace(roomId))
+        throw notUpgradable(`Room ${roomId} is a site's Space; only page rooms are upgraded.`);
       throw notFound("room-not-found", `Room ${roomId} is not a page room of this service.`);
     }
     const intent = await this.intents.find(roomId);
     if (intent?.state === "adopted" && intent.targetVersion === newVersion) return result(intent);
-    if (room.state !== "active") throw new DomainError("room-not-active", 409, `Room ${roomId} is ${room.state}; only the page's active room is upgraded.`);
+    if (room.state !== "active")
+      throw new DomainError(
+        "room-not-active",
+        409,
+        `Room ${roomId} is ${room.state}; only the page's active room is upgraded.`,
+      );
     await this.checkVersion(room.roomVersion, newVersion);
     const replacement = await this.tombstoneSuccessor(roomId);
     if (replacement === null) await this.checkTombstonePower(roomId, room.roomVersion);
@@ -112,7 +119,13 @@ export class RoomUpgrades {
     if (!room || room.state !== "active") return;
     const intent = await this.intents.find(roomId);
     if (intent?.replacementRoomId === replacementRoomId && intent.state === "adopted") return;
-    await this.intents.request(roomId, room.siteId, room.pageSlug, intent?.targetVersion ?? HAND_UPGRADE, replacementRoomId);
+    await this.intents.request(
+      roomId,
+      room.siteId,
+      room.pageSlug,
+      intent?.targetVersion ?? HAND_UPGRADE,
+      replacementRoomId,
+    );
     this.pass.kick();
   }
 
@@ -139,7 +152,8 @@ export class RoomUpgrades {
     let intent = (await this.intents.find(roomId))!;
     try {
       if (intent.state === "requested") {
-        const replacement = (await this.tombstoneSuccessor(roomId)) ?? (await this.hs.upgradeRoom(roomId, intent.targetVersion));
+        const replacement =
+          (await this.tombstoneSuccessor(roomId)) ?? (await this.hs.upgradeRoom(roomId, intent.targetVersion));
         intent = await this.intents.update(roomId, { state: "observed", replacementRoomId: replacement });
       }
       if (intent.state === "observed") intent = await this.adopt(intent, intent.replacementRoomId!, null);
@@ -148,7 +162,10 @@ export class RoomUpgrades {
       if (err instanceof DomainError || homeserverFailure(err) !== "unavailable") {
         const message = err instanceof DomainError ? err.message : classifyMatrixError(err).message;
         // An upgrade the service did not start needs a person; its own failed upgrades may be recovered.
-        await this.intents.update(roomId, { state: intent.targetVersion === HAND_UPGRADE ? "manual" : "failed", error: message });
+        await this.intents.update(roomId, {
+          state: intent.targetVersion === HAND_UPGRADE ? "manual" : "failed",
+          error: message,
+        });
         this.log(`rooms: upgrade of ${roomId} failed: ${message}`);
       }
       throw err;
@@ -162,18 +179,33 @@ export class RoomUpgrades {
   private async adopt(intent: IntentRow, replacement: string, expectedVersion: string | null): Promise<IntentRow> {
     const old = (await this.rooms.find(intent.roomId))!;
     await this.hs.joinRoom(this.hs.names.botUserId, replacement);
-    const create = await this.hs.stateEvent(replacement, "m.room.create");
+    const create = await this.hs.stateEvent(replacement, EventType.Create);
     const predecessor = (create?.content.predecessor as { room_id?: string } | undefined)?.room_id;
     const version = String(create?.content.room_version ?? "1");
-    if (predecessor !== intent.roomId) throw new DomainError("replacement-mismatch", 409, `Room ${replacement} does not name ${intent.roomId} as its predecessor.`);
-    if (expectedVersion !== null && version !== expectedVersion) throw new DomainError("replacement-mismatch", 409, `Room ${replacement} has room version ${version}, not ${expectedVersion}.`);
+    if (predecessor !== intent.roomId)
+      throw new DomainError(
+        "replacement-mismatch",
+        409,
+        `Room ${replacement} does not name ${intent.roomId} as its predecessor.`,
+      );
+    if (expectedVersion !== null && version !== expectedVersion)
+      throw new DomainError(
+        "replacement-mismatch",
+        409,
+        `Room ${replacement} has room version ${version}, not ${expectedVersion}.`,
+      );
     const spaceId = await this.sites.spaceRoomId(old.siteId);
     if (spaceId) await linkPageRoom(this.hs, spaceId, old.siteId, old.pageSlug, replacement, old.roomId);
     await this.rooms.activate(replacement, old.siteId, old.pageSlug, version);
     await this.hooks.recorded(replacement);
     await this.hooks.converge(old.siteId);
     this.hooks.changed(old.siteId, old.pageSlug);
-    return this.intents.update(intent.roomId, { state: "adopted", replacementRoomId: replacement, targetVersion: version, error: null });
+    return this.intents.update(intent.roomId, {
+      state: "adopted",
+      replacementRoomId: replacement,
+      targetVersion: version,
+      error: null,
+    });
   }
 
   /**
@@ -184,9 +216,19 @@ export class RoomUpgrades {
   async recover(roomId: string, newVersion: string, replacement: string): Promise<UpgradeIntent> {
     const intent = await this.intents.find(roomId);
     if (!intent) throw notFound("intent-not-found", `Room ${roomId} has no upgrade intent.`);
-    if (intent.state !== "failed" && intent.state !== "manual") throw new DomainError("intent-not-recoverable", 409, `The upgrade intent of ${roomId} is ${intent.state}; only failed or manual intents are recovered.`);
+    if (intent.state !== "failed" && intent.state !== "manual")
+      throw new DomainError(
+        "intent-not-recoverable",
+        409,
+        `The upgrade intent of ${roomId} is ${intent.state}; only failed or manual intents are recovered.`,
+      );
     const successor = await this.tombstoneSuccessor(roomId);
-    if (successor !== replacement) throw new DomainError("replacement-mismatch", 409, `The tombstone of ${roomId} names ${successor ?? "no room"}, not ${replacement}.`);
+    if (successor !== replacement)
+      throw new DomainError(
+        "replacement-mismatch",
+        409,
+        `The tombstone of ${roomId} names ${successor ?? "no room"}, not ${replacement}.`,
+      );
     try {
       return await this.adopt(intent, replacement, newVersion);
     } catch (err) {
@@ -196,35 +238,46 @@ export class RoomUpgrades {
     }
   }
 
-  async list(page: number, perPage: number, status: string | null): Promise<{ data: UpgradeIntent[]; meta: { total: number; page: number; perPage: number; totalPages: number } }> {
+  async list(
+    page: number,
+    perPage: number,
+    status: string | null,
+  ): Promise<{ data: UpgradeIntent[]; meta: { total: number; page: number; perPage: number; totalPages: number } }> {
     checkPagination(page, perPage);
     if (status !== null && !INTENT_STATES.includes(status as IntentState)) {
-      throw validationError(`Unknown status ${status}.`, [{ field: "status", message: `one of ${INTENT_STATES.join(", ")}` }]);
+      throw validationError(`Unknown status ${status}.`, [
+        { field: "status", message: `one of ${INTENT_STATES.join(", ")}` },
+      ]);
     }
     const { rows, total } = await this.intents.list(page, perPage, status as IntentState | null);
     return { data: rows, meta: { total, page, perPage, totalPages: Math.ceil(total / perPage) } };
   }
 
   private async tombstoneSuccessor(roomId: string): Promise<string | null> {
-    const tombstone = await this.hs.stateContent(roomId, "m.room.tombstone");
+    const tombstone = await this.hs.stateContent(roomId, EventType.Tombstone);
     return typeof tombstone?.replacement_room === "string" ? tombstone.replacement_room : null;
   }
 
   /** The homeserver knows `wanted` and it is newer than `current` (room versions are numbered; others are not comparable). */
   private async checkVersion(current: string, wanted: string): Promise<void> {
-    if (!(await this.hs.roomVersions()).includes(wanted)) throw invalidVersion(`The homeserver does not know room version ${JSON.stringify(wanted)}.`);
-    if (!(Number(wanted) > Number(current))) throw invalidVersion(`Room version ${wanted} is not newer than the room's version ${current}.`);
+    if (!(await this.hs.roomVersions()).includes(wanted))
+      throw invalidVersion(`The homeserver does not know room version ${JSON.stringify(wanted)}.`);
+    if (!(Number(wanted) > Number(current)))
+      throw invalidVersion(`Room version ${wanted} is not newer than the room's version ${current}.`);
   }
 
   /** Before room v12 the tombstone needs a level; from v12 the bot, as creator, has unlimited power. */
   private async checkTombstonePower(roomId: string, version: string): Promise<void> {
-    const create = await this.hs.stateEvent(roomId, "m.room.create");
+    const create = await this.hs.stateEvent(roomId, EventType.Create);
     const bot = this.hs.names.botUserId;
     if (Number(version) >= 12 && create?.sender === bot) return;
-    const levels = (await this.hs.stateContent(roomId, "m.room.power_levels")) ?? {};
-    const needed = Number((levels.events as Record<string, unknown> | undefined)?.["m.room.tombstone"] ?? levels.state_default ?? 50);
+    const levels = (await this.hs.stateContent(roomId, EventType.PowerLevels)) ?? {};
+    const needed = Number(
+      (levels.events as Record<string, unknown> | undefined)?.[EventType.Tombstone] ?? levels.state_default ?? 50,
+    );
     const level = Number((levels.users as Record<string, unknown> | undefined)?.[bot] ?? levels.users_default ?? 0);
-    if (level < needed) throw notUpgradable(`The service's bot holds level ${level} in ${roomId}; the tombstone needs ${needed}.`);
+    if (level < needed)
+      throw notUpgradable(`The service's bot holds level ${level} in ${roomId}; the tombstone needs ${needed}.`);
   }
 }
 

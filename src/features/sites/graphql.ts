@@ -74,8 +74,21 @@ builder.mutationField("registerSite", (t) =>
 builder.mutationField("issueSiteSecret", (t) =>
   t.field({
     type: SiteSecret,
-    description: "Issues the site's HMAC secret (rotate: replaces an existing one). Callers acting for the owner check the claim token first (Sites.requireClaim); REST does.",
+    description:
+      "Issues the site's HMAC secret (rotate: replaces an existing one). Callers acting for the owner check the claim token first (Sites.requireClaim); REST does.",
     args: { siteId: t.arg.string({ required: true }), rotate: t.arg.boolean({ required: false }) },
     resolve: (_root, args, ctx) => ctx.services.sites.issueSecret(args.siteId, args.rotate ?? false),
+  }),
+);
+
+builder.mutationField("updateSiteSettings", (t) =>
+  t.field({
+    type: builder.simpleObject("SiteSettings", {
+      fields: (f) => ({ siteId: f.string(), pageUrlPattern: f.string({ nullable: true }) }),
+    }),
+    description:
+      "The owner's site settings (the page URL pattern). Callers acting for the owner check the claim token first (Sites.requireClaim); REST does.",
+    args: { siteId: t.arg.string({ required: true }), pageUrlPattern: t.arg.string({ required: false }) },
+    resolve: (_root, args, ctx) => ctx.services.sites.updateSettings(args.siteId, args.pageUrlPattern ?? null),
   }),
 );

@@ -1,10 +1,10 @@
 // Site routes: registration and the HMAC secret.
-import type { OperationRoute, Route } from "../../rest/route.ts";
+import type { GraphQLData, OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
 
-export const registerSite: OperationRoute<any, typeof requestBodies.registerSite> = {
+export const registerSite: OperationRoute<GraphQLData, typeof requestBodies.registerSite> = {
   kind: "operation",
   operationId: "registerSite",
   method: "POST",
@@ -21,7 +21,7 @@ export const registerSite: OperationRoute<any, typeof requestBodies.registerSite
   problems: { 400: ["validation-error"], 409: ["site-id-taken"], 429: ["rate-limited"] },
 };
 
-export const issueSiteSecret: OperationRoute<any, typeof requestBodies.issueSiteSecret> = {
+export const issueSiteSecret: OperationRoute<GraphQLData, typeof requestBodies.issueSiteSecret> = {
   kind: "operation",
   operationId: "issueSiteSecret",
   method: "POST",
@@ -40,4 +40,23 @@ export const issueSiteSecret: OperationRoute<any, typeof requestBodies.issueSite
   problems: { 400: ["validation-error"], 409: ["site-not-verified", "secret-exists", "config-declared"] },
 };
 
-export const siteRoutes: Route[] = [registerSite, issueSiteSecret];
+export const updateSiteSettings: OperationRoute<GraphQLData, typeof requestBodies.updateSiteSettings> = {
+  kind: "operation",
+  operationId: "updateSiteSettings",
+  method: "PATCH",
+  path: "/api/v1/sites/{site_id}/settings",
+  tag: "Sites",
+  summary: "Set the site's page URL pattern (feeds and webhooks link comments to their pages with it).",
+  description:
+    "page_url_pattern is an http(s) URL with {page_slug} in it; a comment's link is the page's URL plus #comment-<event id>. A pattern declared in [sites.<id>].page_url_pattern cannot be changed here (409 config-declared).",
+  auth: "claim",
+  params: sitePath,
+  body: { schema: requestBodies.updateSiteSettings, optional: false },
+  document: `mutation UpdateSiteSettings($siteId: String!, $pageUrlPattern: String) { updateSiteSettings(siteId: $siteId, pageUrlPattern: $pageUrlPattern) { site_id: siteId page_url_pattern: pageUrlPattern } }`,
+  variables: (input) => ({ siteId: input.params.site_id, pageUrlPattern: input.body.page_url_pattern }),
+  respond: (data) => ({ status: 200, body: data.updateSiteSettings }),
+  responses: { 200: { description: "The settings now in force.", schema: ref("SiteSettings") } },
+  problems: { 400: ["validation-error"], 409: ["config-declared"], 410: ["site-retired"] },
+};
+
+export const siteRoutes: Route[] = [registerSite, issueSiteSecret, updateSiteSettings];

@@ -14,7 +14,9 @@ export class SeenSignatures {
    * is checked in whole seconds.
    */
   async record(siteId: string, signature: string, timestampSeconds: number): Promise<boolean> {
-    const digest = createHash("sha256").update(siteId + signature, "utf8").digest("hex");
+    const digest = createHash("sha256")
+      .update(siteId + signature, "utf8")
+      .digest("hex");
     const expiresAt = new Date((timestampSeconds + SIGNATURE_TOLERANCE_SECONDS + 1) * 1000);
     try {
       await this.db.seenRequestSignature.create({ data: { digest, expiresAt } });

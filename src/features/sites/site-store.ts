@@ -22,7 +22,12 @@ export interface SiteWithOrigins {
 }
 
 /** The site-write gate's row: the site's columns, one of its origins (none: nulls), the page's retiring flag (drivers give 0/1 or booleans). */
-type WriteGateRow = Omit<SiteWithOrigins, "origins" | "idGenerated"> & { idGenerated: boolean | number; origin: string | null; originSource: string | null; pageRetiring: boolean | number };
+type WriteGateRow = Omit<SiteWithOrigins, "origins" | "idGenerated"> & {
+  idGenerated: boolean | number;
+  origin: string | null;
+  originSource: string | null;
+  pageRetiring: boolean | number;
+};
 
 const WRITE_GATE = `SELECT s."id", s."source", s."status", s."spaceRoomId", s."hmacSecret", s."idGenerated", s."claimTokenHash", o."origin", o."source" AS "originSource",
   EXISTS (SELECT 1 FROM "Room" r WHERE r."siteId" = s."id" AND r."pageSlug" = $2 AND r."state" = 'retiring') AS "pageRetiring"
@@ -34,8 +39,16 @@ export class SiteStore {
   /** The site exists as declared, with exactly the declared config origins (one transaction). */
   async syncDeclaration(decl: SiteDeclaration): Promise<void> {
     await this.db.$transaction(async (tx) => {
-      await tx.site.upsert({ where: { id: decl.siteId }, create: { id: decl.siteId, source: "config" }, update: { source: "config" } });
-      await tx.siteOrigin.deleteMany({ where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } } });
+      // A declared page URL pattern replaces the owner's; without one the owner's stays.
+      const pattern = decl.pageUrlPattern === null ? {} : { pageUrlPattern: decl.pageUrlPattern };
+      await tx.site.upsert({
+        where: { id: decl.siteId },
+        create: { id: decl.siteId, source: "config", ...pattern },
+        update: { source: "config", ...pattern },
+      });
+      await tx.siteOrigin.deleteMany({
+        where: { siteId: decl.siteId, source: "config", origin: { notIn: decl.origins } },
+      });
       for (const origin of decl.origins) {
         await tx.siteOrigin.upsert({
           where: { siteId_origin: { siteId: decl.siteId, origin } },
@@ -56,18 +69,39 @@ export class SiteStore {
     await this.db.site.create({ data: { id: siteId, source: "api", idGenerated, claimTokenHash } });
   }
 
+  /** The page URL pattern the owner set (null: none; undefined: no such site). */
+  async pageUrlPattern(siteId: string): Promise<string | null | undefined> {
+    const site = await this.db.site.findUnique({ where: { id: siteId }, select: { pageUrlPattern: true } });
+    return site === null ? undefined : site.pageUrlPattern;
+  }
+
+  /** Sets the site's page URL pattern (null: none); false when the site is not active. */
+  async setPageUrlPattern(siteId: string, pattern: string | null): Promise<boolean> {
+    const { count } = await this.db.site.updateMany({
+      where: { id: siteId, status: "active" },
+      data: { pageUrlPattern: pattern },
+    });
+    return count > 0;
+  }
+
   find(siteId: string): Promise<SiteRow | null> {
     return this.db.site.findUnique({ where: { id: siteId }, include: WITH_ORIGINS });
   }
 
   /** A site with its origins ordered by origin (the bot's status answer). */
   findWithSortedOrigins(siteId: string): Promise<SiteRow | null> {
-    return this.db.site.findUnique({ where: { id: siteId }, include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } } });
+    return this.db.site.findUnique({
+      where: { id: siteId },
+      include: { origins: { select: { origin: true, source: true }, orderBy: { origin: "asc" } } },
+    });
   }
 
   /** On the path of every public read: a statement prepared on the driver (src/db/driver-statements.ts). */
   async status(siteId: string): Promise<{ id: string; status: string } | null> {
-    const [row] = await driverStatements(this.db).all<{ id: string; status: string }>(`SELECT "id", "status" FROM "Site" WHERE "id" = $1`, [siteId]);
+    const [row] = await driverStatements(this.db).all<{ id: string; status: string }>(
+      `SELECT "id", "status" FROM "Site" WHERE "id" = $1`,
+      [siteId],
+    );
     return row ?? null;
   }
 
@@ -75,17 +109,31 @@ export class SiteStore {
    * On the path of every write, one statement on the driver: the site with its origins (a row per
    * origin), and whether the page, when given, has a room being retired.
    */
-  async forWrite(siteId: string, pageSlug: string | null): Promise<{ site: SiteWithOrigins; pageRetiring: boolean } | null> {
+  async forWrite(
+    siteId: string,
+    pageSlug: string | null,
+  ): Promise<{ site: SiteWithOrigins; pageRetiring: boolean } | null> {
     const rows = await driverStatements(this.db).all<WriteGateRow>(WRITE_GATE, [siteId, pageSlug]);
     const [row] = rows;
     if (!row) return null;
     const origins = rows.flatMap((r) => (r.origin === null ? [] : [{ origin: r.origin, source: r.originSource! }]));
-    const site = { id: row.id, source: row.source, status: row.status, spaceRoomId: row.spaceRoomId, hmacSecret: row.hmacSecret, idGenerated: Boolean(row.idGenerated), claimTokenHash: row.claimTokenHash, origins };
+    const site = {
+      id: row.id,
+      source: row.source,
+      status: row.status,
+      spaceRoomId: row.spaceRoomId,
+      hmacSecret: row.hmacSecret,
+      idGenerated: Boolean(row.idGenerated),
+      claimTokenHash: row.claimTokenHash,
+      origins,
+    };
     return { site, pageRetiring: Boolean(row.pageRetiring) };
   }
 
   async spaceRoomId(siteId: string): Promise<string | null> {
-    return (await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }))?.spaceRoomId ?? null;
+    return (
+      (await this.db.site.findUnique({ where: { id: siteId }, select: { spaceRoomId: true } }))?.spaceRoomId ?? null
+    );
   }
 
   /** The site's Space; throws when the site is not registered. */
@@ -104,7 +152,10 @@ export class SiteStore {
 
   /** Sets the HMAC secret; with `replace` false only where there is none. False when nothing was set. */
   async setSecret(siteId: string, secret: string, replace: boolean): Promise<boolean> {
-    const { count } = await this.db.site.updateMany({ where: replace ? { id: siteId } : { id: siteId, hmacSecret: null }, data: { hmacSecret: secret } });
+    const { count } = await this.db.site.updateMany({
+      where: replace ? { id: siteId } : { id: siteId, hmacSecret: null },
+      data: { hmacSecret: secret },
+    });
     return count > 0;
   }
 
@@ -118,7 +169,10 @@ export class SiteStore {
 
   /** Replaces the claim token's hash of an active site; false when the site is missing or retiring. */
   async setClaimTokenHash(siteId: string, claimTokenHash: string): Promise<boolean> {
-    const { count } = await this.db.site.updateMany({ where: { id: siteId, status: "active" }, data: { claimTokenHash } });
+    const { count } = await this.db.site.updateMany({
+      where: { id: siteId, status: "active" },
+      data: { claimTokenHash },
+    });
     return count > 0;
   }
 

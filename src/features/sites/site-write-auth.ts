@@ -35,21 +35,37 @@ export function authorizeSiteWrite(
   request: RequestInfo,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): { signature: string; timestamp: number } | null {
-  if (standing === "unverified") throw forbidden("site-not-verified", `Site ${site.id} accepts no writes until it has verified an origin.`);
+  if (standing === "unverified")
+    throw forbidden("site-not-verified", `Site ${site.id} accepts no writes until it has verified an origin.`);
   if (secret !== null) {
     const timestamp = request.headers["x-service-timestamp"];
     const signature = request.headers["x-service-signature"];
     if (!timestamp || !signature) {
-      throw forbidden("signature-required", `Site ${site.id} requires X-Service-Timestamp and X-Service-Signature on writes.`);
+      throw forbidden(
+        "signature-required",
+        `Site ${site.id} requires X-Service-Timestamp and X-Service-Signature on writes.`,
+      );
     }
-    const verdict = checkRequestSignature(secret, { method: request.method, target: request.target, body: request.rawBody, timestamp }, signature, nowSeconds);
+    const verdict = checkRequestSignature(
+      secret,
+      { method: request.method, target: request.target, body: request.rawBody, timestamp },
+      signature,
+      nowSeconds,
+    );
     if (verdict === "ok") return { signature, timestamp: Number(timestamp) };
-    const why = { malformed: "is malformed", stale: "timestamp is outside the ±5 minute window", mismatch: "does not match" }[verdict];
+    const why = {
+      malformed: "is malformed",
+      stale: "timestamp is outside the ±5 minute window",
+      mismatch: "does not match",
+    }[verdict];
     throw forbidden("invalid-request-signature", `The request signature ${why}.`);
   }
   const origin = normalizeOrigin(request.headers.origin ?? "");
   if (!origin || (standing !== "relaxed" && !site.origins.some((o) => o.origin === origin))) {
-    throw forbidden("origin-not-allowed", `Origin ${request.headers.origin ?? "(none)"} may not write to site ${site.id}.`);
+    throw forbidden(
+      "origin-not-allowed",
+      `Origin ${request.headers.origin ?? "(none)"} may not write to site ${site.id}.`,
+    );
   }
   return null;
 }
@@ -73,7 +89,10 @@ export class SiteWriteAuth {
     const standing = writeStanding(site, this.sites.isDeclared(site.id), this.policy);
     const signed = authorizeSiteWrite(site, standing, this.sites.secretOf(site), request);
     if (signed && !(await this.signatures.record(site.id, signed.signature, signed.timestamp))) {
-      throw forbidden("replayed-request-signature", "This request signature was used before; sign every request afresh (with a new X-Service-Timestamp).");
+      throw forbidden(
+        "replayed-request-signature",
+        "This request signature was used before; sign every request afresh (with a new X-Service-Timestamp).",
+      );
     }
     return { site, pageSlug };
   }

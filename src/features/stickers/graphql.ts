@@ -23,17 +23,27 @@ const StickerImageType = builder.objectRef<StickerImage>("StickerImage").impleme
     url: t.exposeString("url", { description: "The image's mxc:// URL." }),
     proxyUrl: t.string({
       nullable: true,
-      description: "A signed preview URL (320x240 scale) of the media proxy; the mxc:// url when the proxy is disabled.",
+      description:
+        "A signed preview URL (320x240 scale) of the media proxy; the mxc:// url when the proxy is disabled.",
       resolve: (image, _args, ctx) => proxied(ctx, image.url, "message"),
     }),
-    body: t.exposeString("body", { nullable: true, description: "The image's description (alt text), if the pack gives one." }),
-    info: t.expose("info", { type: "JSON", nullable: true, description: "Matrix ImageInfo (w, h, mimetype, size, …) as the pack gives it." }),
+    body: t.exposeString("body", {
+      nullable: true,
+      description: "The image's description (alt text), if the pack gives one.",
+    }),
+    info: t.expose("info", {
+      type: "JSON",
+      nullable: true,
+      description: "Matrix ImageInfo (w, h, mimetype, size, …) as the pack gives it.",
+    }),
   }),
 });
 
 const StickerPackType = builder.objectRef<StickerPack>("StickerPack").implement({
   fields: (t) => ({
-    packId: t.exposeString("packId", { description: "The state key of the pack's m.room.image_pack event on the site's Space." }),
+    packId: t.exposeString("packId", {
+      description: "The state key of the pack's m.room.image_pack event on the site's Space.",
+    }),
     displayName: t.exposeString("displayName", { nullable: true }),
     avatarUrl: t.exposeString("avatarUrl", { nullable: true, description: "The pack's mxc:// avatar." }),
     avatarProxyUrl: t.string({
@@ -41,7 +51,10 @@ const StickerPackType = builder.objectRef<StickerPack>("StickerPack").implement(
       description: "A signed preview URL (96x96 crop) of the pack's avatar; its mxc:// url when the proxy is disabled.",
       resolve: (pack, _args, ctx) => proxied(ctx, pack.avatarUrl, "avatar"),
     }),
-    images: t.expose("images", { type: [StickerImageType], description: "The images usable as stickers, by shortcode." }),
+    images: t.expose("images", {
+      type: [StickerImageType],
+      description: "The images usable as stickers, by shortcode.",
+    }),
   }),
 });
 
@@ -61,7 +74,8 @@ builder.queryField("stickerPacks", (t) =>
 builder.mutationFields((t) => ({
   addSticker: t.field({
     type: StickerPackType,
-    description: "Adds or replaces one image of a pack, creating the pack (and the site's Space) when needed; answers the updated pack.",
+    description:
+      "Adds or replaces one image of a pack, creating the pack (and the site's Space) when needed; answers the updated pack.",
     args: {
       siteId: t.arg.string({ required: true }),
       packId: t.arg.string({ required: true }),
@@ -81,7 +95,11 @@ builder.mutationFields((t) => ({
   removeSticker: t.field({
     type: StickerPackType,
     description: "Removes one image of a pack; a missing image is a no-op. Answers the pack.",
-    args: { siteId: t.arg.string({ required: true }), packId: t.arg.string({ required: true }), shortcode: t.arg.string({ required: true }) },
+    args: {
+      siteId: t.arg.string({ required: true }),
+      packId: t.arg.string({ required: true }),
+      shortcode: t.arg.string({ required: true }),
+    },
     resolve: (_root, args, ctx) => ctx.services.stickers.removeImage(args.siteId, args.packId, args.shortcode),
   }),
 }));

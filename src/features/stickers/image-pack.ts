@@ -1,8 +1,9 @@
 // MSC2545 image packs (`m.room.image_pack` state on a site's Space, state_key = pack id) as the
 // API shows them, and the one-image edits the sticker routes make. Pure: no I/O.
 import { obj, str } from "../../projection/room-event.ts";
+import { EventType } from "../../contract/matrix-vocabulary.ts";
 
-export const IMAGE_PACK_EVENT = "m.room.image_pack";
+export const IMAGE_PACK_EVENT = EventType.ImagePack;
 
 /** What pack ids and shortcodes written through the API must match (documented in the OpenAPI document). */
 export const PACK_ID_PATTERN = "^[A-Za-z0-9_.-]{1,64}$";
@@ -24,7 +25,8 @@ export interface StickerPack {
 
 export type PackContent = Record<string, unknown>;
 
-const usage = (value: unknown): string[] | null => (Array.isArray(value) ? value.filter((u): u is string => typeof u === "string") : null);
+const usage = (value: unknown): string[] | null =>
+  Array.isArray(value) ? value.filter((u): u is string => typeof u === "string") : null;
 
 /**
  * Whether an image may be sent as a sticker: its own `usage`, else the pack's, else (neither
@@ -50,7 +52,12 @@ export function readPack(packId: string, content: PackContent): StickerPack {
   }
   images.sort((a, b) => (a.shortcode < b.shortcode ? -1 : a.shortcode > b.shortcode ? 1 : 0));
   const avatarUrl = str(pack.avatar_url);
-  return { packId, displayName: str(pack.display_name), avatarUrl: avatarUrl?.startsWith("mxc://") ? avatarUrl : null, images };
+  return {
+    packId,
+    displayName: str(pack.display_name),
+    avatarUrl: avatarUrl?.startsWith("mxc://") ? avatarUrl : null,
+    images,
+  };
 }
 
 /**

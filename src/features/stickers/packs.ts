@@ -15,7 +15,17 @@ import { MAX_CONTENT_BYTES } from "../../writes/event-size.ts";
 import type { FoundSticker } from "../../writes/operation.ts";
 import { parseMxc } from "../media/proxy-urls.ts";
 import { MEDIA_ID_PATTERN } from "../media/signing.ts";
-import { IMAGE_PACK_EVENT, PACK_ID_PATTERN, SHORTCODE_PATTERN, readPack, withImage, withoutImage, type PackContent, type StickerImage, type StickerPack } from "./image-pack.ts";
+import {
+  IMAGE_PACK_EVENT,
+  PACK_ID_PATTERN,
+  SHORTCODE_PATTERN,
+  readPack,
+  withImage,
+  withoutImage,
+  type PackContent,
+  type StickerImage,
+  type StickerPack,
+} from "./image-pack.ts";
 
 export class StickerPacks {
   /** Edits of one pack run one at a time in this process, so concurrent edits do not lose each other. */
@@ -59,7 +69,8 @@ export class StickerPacks {
     await this.sites.requireWritable(siteId);
     checkNames(packId, image.shortcode);
     this.requireLocalMedia(image.url);
-    if (image.info !== null && (typeof image.info !== "object" || Array.isArray(image.info))) throw validationError("info must be an object.", [{ field: "info", message: "must be an object" }]);
+    if (image.info !== null && (typeof image.info !== "object" || Array.isArray(image.info)))
+      throw validationError("info must be an object.", [{ field: "info", message: "must be an object" }]);
     // The homeserver refuses state it cannot hold as canonical JSON (M_BAD_JSON): the client's input, a 400.
     const infoProblem = image.info !== null ? canonicalJsonProblem(image.info, "info") : null;
     if (infoProblem) throw validationError("info must be valid in Matrix's canonical JSON.", [infoProblem]);
@@ -81,7 +92,9 @@ export class StickerPacks {
     rows.sort((a, b) => (a.stateKey < b.stateKey ? -1 : a.stateKey > b.stateKey ? 1 : 0));
     // Empty content is how Matrix removes a state event: no pack.
     const contents = rows.map((row) => ({ packId: row.stateKey, content: JSON.parse(row.content) as PackContent }));
-    return contents.filter(({ content }) => Object.keys(content).length > 0).map(({ packId, content }) => readPack(packId, content));
+    return contents
+      .filter(({ content }) => Object.keys(content).length > 0)
+      .map(({ packId, content }) => readPack(packId, content));
   }
 
   /** Only media of the service's own homeserver: the proxy serves nothing else. */
@@ -89,7 +102,10 @@ export class StickerPacks {
     const mxc = parseMxc(url);
     if (mxc?.server !== this.hs.names.serverName || !MEDIA_ID_PATTERN.test(mxc.mediaId)) {
       throw validationError("The sticker url must be an mxc:// URL of this service's homeserver.", [
-        { field: "url", message: `must be mxc://${this.hs.names.serverName}/<media id>, the media id of [A-Za-z0-9_-]` },
+        {
+          field: "url",
+          message: `must be mxc://${this.hs.names.serverName}/<media id>, the media id of [A-Za-z0-9_-]`,
+        },
       ]);
     }
   }
@@ -100,27 +116,39 @@ export class StickerPacks {
    * event sent is applied at once, so the answer and the next read show it before the homeserver
    * pushes it back. Only an addition creates the site's Space; without one there is nothing to remove.
    */
-  private edit(siteId: string, packId: string, change: (content: PackContent | null) => PackContent | null, createSpace: boolean): Promise<StickerPack> {
+  private edit(
+    siteId: string,
+    packId: string,
+    change: (content: PackContent | null) => PackContent | null,
+    createSpace: boolean,
+  ): Promise<StickerPack> {
     const key = `${siteId}\u0000${packId}`;
-    const run = (this.edits.get(key) ?? Promise.resolve()).catch(() => {}).then(async () => {
-      const spaceId = createSpace ? await this.provisioner.ensureSpace(siteId) : await this.siteStore.spaceRoomId(siteId);
-      if (!spaceId) return readPack(packId, {});
-      const current = await this.hs.getState(spaceId, IMAGE_PACK_EVENT, packId);
-      const next = change(current);
-      if (next === null) return readPack(packId, current ?? {});
-      if (eventBytes(IMAGE_PACK_EVENT, next) > MAX_CONTENT_BYTES) {
-        throw validationError("The pack would be too large for one Matrix state event; remove images or start another pack.", [
-          { field: "pack_id", message: "is full" },
-        ]);
-      }
-      const eventId = await this.hs.sendState(spaceId, IMAGE_PACK_EVENT, packId, next);
-      await this.applySent((await this.hs.getEvent(spaceId, eventId)) as unknown as RoomEvent);
-      return readPack(packId, next);
-    });
+    const run = (this.edits.get(key) ?? Promise.resolve())
+      .catch(() => {})
+      .then(async () => {
+        const spaceId = createSpace
+          ? await this.provisioner.ensureSpace(siteId)
+          : await this.siteStore.spaceRoomId(siteId);
+        if (!spaceId) return readPack(packId, {});
+        const current = await this.hs.getState(spaceId, IMAGE_PACK_EVENT, packId);
+        const next = change(current);
+        if (next === null) return readPack(packId, current ?? {});
+        if (eventBytes(IMAGE_PACK_EVENT, next) > MAX_CONTENT_BYTES) {
+          throw validationError(
+            "The pack would be too large for one Matrix state event; remove images or start another pack.",
+            [{ field: "pack_id", message: "is full" }],
+          );
+        }
+        const eventId = await this.hs.sendState(spaceId, IMAGE_PACK_EVENT, packId, next);
+        await this.applySent((await this.hs.getEvent(spaceId, eventId)) as unknown as RoomEvent);
+        return readPack(packId, next);
+      });
     this.edits.set(key, run);
-    void run.finally(() => {
-      if (this.edits.get(key) === run) this.edits.delete(key);
-    }).catch(() => {});
+    void run
+      .finally(() => {
+        if (this.edits.get(key) === run) this.edits.delete(key);
+      })
+      .catch(() => {});
     return run;
   }
 }
@@ -128,7 +156,9 @@ export class StickerPacks {
 /** Pack ids and shortcodes the API writes (a Matrix client may use others; they are listed as they are). */
 function checkNames(packId: string, shortcode: string): void {
   const errors = [];
-  if (!new RegExp(PACK_ID_PATTERN).test(packId)) errors.push({ field: "pack_id", message: `must match ${PACK_ID_PATTERN}` });
-  if (!new RegExp(SHORTCODE_PATTERN).test(shortcode)) errors.push({ field: "shortcode", message: `must match ${SHORTCODE_PATTERN}` });
+  if (!new RegExp(PACK_ID_PATTERN).test(packId))
+    errors.push({ field: "pack_id", message: `must match ${PACK_ID_PATTERN}` });
+  if (!new RegExp(SHORTCODE_PATTERN).test(shortcode))
+    errors.push({ field: "shortcode", message: `must match ${SHORTCODE_PATTERN}` });
   if (errors.length > 0) throw validationError("Invalid pack_id or shortcode.", errors);
 }

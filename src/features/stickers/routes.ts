@@ -1,6 +1,6 @@
 // Sticker routes: a site's packs (public), and one-image edits by the site's owner (claim token)
 // or the operator, with the earlier revision's `?shortcode=` delete form.
-import type { OperationRoute, RouteInput, Route } from "../../rest/route.ts";
+import type { GraphQLData, OperationRoute, RouteInput, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { pathParams, requestBodies } from "./schemas.ts";
 import { alternate, homeserverProblems, operatorMirror as mirror, sitePath } from "../../rest/route-helpers.ts";
@@ -46,7 +46,7 @@ export const listStickers: OperationRoute = {
   problems: { 404: ["site-not-found"] },
 };
 
-export const addSticker: OperationRoute<any, typeof requestBodies.addSticker> = {
+export const addSticker: OperationRoute<GraphQLData, typeof requestBodies.addSticker> = {
   ...claimWrite,
   operationId: "addSticker",
   method: "POST",
@@ -88,8 +88,28 @@ export const removeStickerByQuery = alternate(removeSticker, STICKERS, {
 /** The operator's mirrors check the site themselves: 404 unregistered, 410 while it is retiring. */
 const OPERATOR_PROBLEMS = { 404: ["site-not-found"], 410: ["site-retired"], ...homeserverProblems() };
 
-export const operatorAddSticker = mirror(addSticker, "operatorAddSticker", OPERATOR_STICKERS, { problems: OPERATOR_PROBLEMS });
-export const operatorRemoveSticker = mirror(removeSticker, "operatorRemoveSticker", `${OPERATOR_STICKERS}/{shortcode}`, { problems: OPERATOR_PROBLEMS });
-export const operatorRemoveStickerByQuery = mirror(removeStickerByQuery, "operatorRemoveStickerAlternate", OPERATOR_STICKERS, { problems: OPERATOR_PROBLEMS });
+export const operatorAddSticker = mirror(addSticker, "operatorAddSticker", OPERATOR_STICKERS, {
+  problems: OPERATOR_PROBLEMS,
+});
+export const operatorRemoveSticker = mirror(
+  removeSticker,
+  "operatorRemoveSticker",
+  `${OPERATOR_STICKERS}/{shortcode}`,
+  { problems: OPERATOR_PROBLEMS },
+);
+export const operatorRemoveStickerByQuery = mirror(
+  removeStickerByQuery,
+  "operatorRemoveStickerAlternate",
+  OPERATOR_STICKERS,
+  { problems: OPERATOR_PROBLEMS },
+);
 
-export const stickerRoutes: Route[] = [listStickers, addSticker, removeSticker, removeStickerByQuery, operatorAddSticker, operatorRemoveSticker, operatorRemoveStickerByQuery];
+export const stickerRoutes: Route[] = [
+  listStickers,
+  addSticker,
+  removeSticker,
+  removeStickerByQuery,
+  operatorAddSticker,
+  operatorRemoveSticker,
+  operatorRemoveStickerByQuery,
+];

@@ -27,6 +27,7 @@ export async function checkDnsTxt(host: string, token: string, resolver: Verific
     return { ok: false, reason: `the TXT query for ${name} failed (${code ?? (err as Error).message})` };
   }
   if (records.includes(txtValue(token))) return { ok: true };
-  if (records.some((r) => r.startsWith(txtValue("")))) return { ok: false, reason: `the TXT record at ${name} holds a different token` };
+  if (records.some((r) => r.startsWith(txtValue(""))))
+    return { ok: false, reason: `the TXT record at ${name} holds a different token` };
   return { ok: false, reason: `none of the ${records.length} TXT records at ${name} is ${txtValue("<token>")}` };
 }

@@ -26,7 +26,10 @@ builder.mutationField("startOriginVerification", (t) =>
     args: {
       siteId: t.arg.string({ required: true }),
       origin: t.arg.string({ required: true }),
-      methods: t.arg.stringList({ required: false, description: 'In the order confirm tries them; default every method that applies.' }),
+      methods: t.arg.stringList({
+        required: false,
+        description: "In the order confirm tries them; default every method that applies.",
+      }),
     },
     resolve: (_root, args, ctx) => ctx.services.verifications.start(args.siteId, args.origin, args.methods ?? null),
   }),

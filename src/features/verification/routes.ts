@@ -1,13 +1,13 @@
 // Origin verification routes: start (claim) hands out a token and where to publish it,
 // confirm (public) looks for it and records the origin.
-import type { OperationRoute, Route } from "../../rest/route.ts";
+import type { GraphQLData, OperationRoute, Route } from "../../rest/route.ts";
 import { ref } from "../../rest/schemas.ts";
 import { requestBodies } from "./schemas.ts";
 import { sitePath } from "../../rest/route-helpers.ts";
 import { MAX_CONFIRM_ATTEMPTS, VERIFICATION_TTL_HOURS } from "./verifications.ts";
 import { WELL_KNOWN_LIMITS } from "./well-known.ts";
 
-export const startVerification: OperationRoute<any, typeof requestBodies.startVerification> = {
+export const startVerification: OperationRoute<GraphQLData, typeof requestBodies.startVerification> = {
   kind: "operation",
   operationId: "startVerification",
   method: "POST",
@@ -16,7 +16,7 @@ export const startVerification: OperationRoute<any, typeof requestBodies.startVe
   summary: "Start verifying an origin: a token to publish, and where to publish it.",
   description:
     `The token is valid for ${VERIFICATION_TTL_HOURS} hours and ${MAX_CONFIRM_ATTEMPTS} confirm attempts; a new start for the same origin replaces it (and its attempts). ` +
-    "Methods: well-known (serve `{origin}/.well-known/service.json` as `{\"site_id\": <id>, \"token\": <token>}` or `{\"sites\": {<id>: <token>, …}}`) and " +
+    'Methods: well-known (serve `{origin}/.well-known/service.json` as `{"site_id": <id>, "token": <token>}` or `{"sites": {<id>: <token>, …}}`) and ' +
     "dns-txt (a TXT record `service-verification=<token>` at `_service.<host>`; not for IP-address origins). " +
     "400 private-origin: an IP-address origin that is not public (loopback, private, link-local, unique-local, CGNAT, multicast, also IPv4-mapped) unless `security.allow_private_verification_origins = true`. " +
     "410 site-retired: the site is retiring.",
@@ -27,13 +27,17 @@ export const startVerification: OperationRoute<any, typeof requestBodies.startVe
   document: `mutation StartVerification($siteId: String!, $origin: String!, $methods: [String!]) {
     startOriginVerification(siteId: $siteId, origin: $origin, methods: $methods) { origin token expires_at: expiresAt methods instructions }
   }`,
-  variables: (input) => ({ siteId: input.params.site_id, origin: input.body.origin, methods: input.body.methods ?? null }),
+  variables: (input) => ({
+    siteId: input.params.site_id,
+    origin: input.body.origin,
+    methods: input.body.methods ?? null,
+  }),
   respond: (data) => ({ status: 200, body: data.startOriginVerification }),
   responses: { 200: { description: "The pending verification.", schema: ref("VerificationStart") } },
   problems: { 400: ["validation-error", "private-origin"], 404: ["site-not-found"] },
 };
 
-export const confirmVerification: OperationRoute<any, typeof requestBodies.confirmVerification> = {
+export const confirmVerification: OperationRoute<GraphQLData, typeof requestBodies.confirmVerification> = {
   kind: "operation",
   operationId: "confirmVerification",
   method: "POST",

@@ -10,10 +10,21 @@ export const components = {
     type: "object",
     required: ["origin", "token", "expires_at", "methods", "instructions"],
     properties: {
-      origin: { type: "string", description: "The origin, normalized: scheme://host[:port], lowercase, default port dropped." },
+      origin: {
+        type: "string",
+        description: "The origin, normalized: scheme://host[:port], lowercase, default port dropped.",
+      },
       token: { type: "string", description: "The token to publish. A new start for the same origin replaces it." },
-      expires_at: { type: "string", format: "date-time", description: `${VERIFICATION_TTL_HOURS} hours after the start; ${MAX_CONFIRM_ATTEMPTS} confirm attempts per token.` },
-      methods: { type: "array", items: verificationMethod, description: "The methods confirm tries, in this order; the first proof found wins." },
+      expires_at: {
+        type: "string",
+        format: "date-time",
+        description: `${VERIFICATION_TTL_HOURS} hours after the start; ${MAX_CONFIRM_ATTEMPTS} confirm attempts per token.`,
+      },
+      methods: {
+        type: "array",
+        items: verificationMethod,
+        description: "The methods confirm tries, in this order; the first proof found wins.",
+      },
       instructions: {
         type: "object",
         additionalProperties: false,
@@ -25,7 +36,12 @@ export const components = {
             properties: {
               url: { type: "string", description: "{origin}/.well-known/service.json" },
               content_type: { const: "application/json" },
-              documents: { type: "array", items: { type: "object" }, description: 'Either document proves the token: {"site_id": <id>, "token": <token>} or {"sites": {<id>: <token>, …}}.' },
+              documents: {
+                type: "array",
+                items: { type: "object" },
+                description:
+                  'Either document proves the token: {"site_id": <id>, "token": <token>} or {"sites": {<id>: <token>, …}}.',
+              },
               description: { type: "string" },
             },
           },
@@ -46,7 +62,14 @@ export const components = {
   VerifiedOrigins: {
     type: "object",
     required: ["site_id", "verified_origins"],
-    properties: { site_id: slug, verified_origins: { type: "array", items: { type: "string" }, description: "Every origin allowed to write for the site: verified or declared in [sites]." } },
+    properties: {
+      site_id: slug,
+      verified_origins: {
+        type: "array",
+        items: { type: "string" },
+        description: "Every origin allowed to write for the site: verified or declared in [sites].",
+      },
+    },
   },
 } as const satisfies Record<string, JSONSchema>;
 
@@ -62,9 +85,15 @@ export const requestBodies = {
         minItems: 1,
         uniqueItems: true,
         items: verificationMethod,
-        description: 'The order confirm tries them in. Default: ["well-known", "dns-txt"] (only well-known for an IP-address origin).',
+        description:
+          'The order confirm tries them in. Default: ["well-known", "dns-txt"] (only well-known for an IP-address origin).',
       },
     },
   },
-  confirmVerification: { type: "object", additionalProperties: false, required: ["origin"], properties: { origin: { type: "string", description: "The origin as started." } } },
+  confirmVerification: {
+    type: "object",
+    additionalProperties: false,
+    required: ["origin"],
+    properties: { origin: { type: "string", description: "The origin as started." } },
+  },
 } as const satisfies Record<string, JSONSchema>;

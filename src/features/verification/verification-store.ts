@@ -38,7 +38,11 @@ export class VerificationStore {
   /** In one transaction: the origin becomes verified (a config origin stays a config origin) and the verification goes. */
   async completed(siteId: string, origin: string, id: number, token: string): Promise<void> {
     await this.db.$transaction([
-      this.db.siteOrigin.upsert({ where: { siteId_origin: { siteId, origin } }, create: { siteId, origin, source: "verified" }, update: {} }),
+      this.db.siteOrigin.upsert({
+        where: { siteId_origin: { siteId, origin } },
+        create: { siteId, origin, source: "verified" },
+        update: {},
+      }),
       this.db.siteVerification.deleteMany({ where: { id, token } }),
     ]);
   }

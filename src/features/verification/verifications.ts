@@ -36,14 +36,24 @@ export class Verifications {
     const origin = parseOrigin(rawOrigin);
     const refused = this.verifier.refusedOrigin(origin);
     if (refused) {
-      throw new DomainError("private-origin", 400, `${origin} is not a public address (${refused}); such origins are verified only with security.allow_private_verification_origins = true.`);
+      throw new DomainError(
+        "private-origin",
+        400,
+        `${origin} is not a public address (${refused}); such origins are verified only with security.allow_private_verification_origins = true.`,
+      );
     }
     const methods = parseMethods(origin, requested);
     const token = randomToken();
     const expiresAt = new Date(Date.now() + VERIFICATION_TTL_HOURS * 3600_000);
     const pending = { token, methods: JSON.stringify(methods), attempts: 0, expiresAt };
     await this.store.replacePending(siteId, origin, pending);
-    return { origin, token, expiresAt, methods, instructions: this.verifier.instructions(origin, { siteId, token }, methods) };
+    return {
+      origin,
+      token,
+      expiresAt,
+      methods,
+      instructions: this.verifier.instructions(origin, { siteId, token }, methods),
+    };
   }
 
   /** Looks for the pending token; on a match the origin becomes one of the site's verified origins. */
@@ -51,9 +61,17 @@ export class Verifications {
     await this.sites.requireWritable(siteId);
     const origin = parseOrigin(rawOrigin);
     const pending = await this.store.find(siteId, origin);
-    if (!pending) throw notFound("verification-not-found", `No verification of ${origin} is pending for site ${siteId}; start one first.`);
+    if (!pending)
+      throw notFound(
+        "verification-not-found",
+        `No verification of ${origin} is pending for site ${siteId}; start one first.`,
+      );
     if (pending.expiresAt.getTime() <= Date.now()) {
-      throw new DomainError("verification-expired", 410, `The verification token for ${origin} expired at ${pending.expiresAt.toISOString()}; start a new verification.`);
+      throw new DomainError(
+        "verification-expired",
+        410,
+        `The verification token for ${origin} expired at ${pending.expiresAt.toISOString()}; start a new verification.`,
+      );
     }
     // The attempt is spent before the proof is looked at, in one conditional update, so
     // concurrent confirms cannot exceed the budget.
@@ -64,11 +82,19 @@ export class Verifications {
         `All ${MAX_CONFIRM_ATTEMPTS} confirm attempts of this verification token are spent; start a new verification for ${origin}.`,
       );
     }
-    const outcome = await this.verifier.verify(origin, { siteId, token: pending.token }, JSON.parse(pending.methods) as VerificationMethod[]);
+    const outcome = await this.verifier.verify(
+      origin,
+      { siteId, token: pending.token },
+      JSON.parse(pending.methods) as VerificationMethod[],
+    );
     if ("failures" in outcome) {
       const left = MAX_CONFIRM_ATTEMPTS - pending.attempts - 1;
       const reasons = outcome.failures.map((f) => `${f.method}: ${f.reason}`).join("; ");
-      throw new DomainError("verification-failed", 403, `No proof of ${origin} found (${reasons}). ${left} of ${MAX_CONFIRM_ATTEMPTS} attempts left.`);
+      throw new DomainError(
+        "verification-failed",
+        403,
+        `No proof of ${origin} found (${reasons}). ${left} of ${MAX_CONFIRM_ATTEMPTS} attempts left.`,
+      );
     }
     await this.store.completed(siteId, origin, pending.id, pending.token);
   }
@@ -76,7 +102,10 @@ export class Verifications {
 
 function parseOrigin(raw: string): string {
   const origin = normalizeOrigin(raw);
-  if (!origin) throw validationError("origin must be scheme://host[:port] with scheme http or https.", [{ field: "origin", message: "is not an http(s) origin" }]);
+  if (!origin)
+    throw validationError("origin must be scheme://host[:port] with scheme http or https.", [
+      { field: "origin", message: "is not an http(s) origin" },
+    ]);
   return origin;
 }
 
@@ -84,9 +113,18 @@ function parseOrigin(raw: string): string {
 function parseMethods(origin: string, requested: string[] | null): VerificationMethod[] {
   const applicable = VERIFICATION_METHODS.filter((m) => m !== "dns-txt" || !isIpOrigin(origin));
   if (requested === null) return applicable;
-  const valid = requested.length > 0 && new Set(requested).size === requested.length && requested.every((m) => (VERIFICATION_METHODS as readonly string[]).includes(m));
-  if (!valid) throw validationError("methods must be distinct values of well-known and dns-txt.", [{ field: "methods", message: "must be distinct methods" }]);
+  const valid =
+    requested.length > 0 &&
+    new Set(requested).size === requested.length &&
+    requested.every((m) => (VERIFICATION_METHODS as readonly string[]).includes(m));
+  if (!valid)
+    throw validationError("methods must be distinct values of well-known and dns-txt.", [
+      { field: "methods", message: "must be distinct methods" },
+    ]);
   const inapplicable = requested.filter((m) => !(applicable as readonly string[]).includes(m));
-  if (inapplicable.length > 0) throw validationError("dns-txt needs an origin with a host name, not an IP address.", [{ field: "methods", message: "dns-txt does not apply to an IP origin" }]);
+  if (inapplicable.length > 0)
+    throw validationError("dns-txt needs an origin with a host name, not an IP address.", [
+      { field: "methods", message: "dns-txt does not apply to an IP origin" },
+    ]);
   return requested as VerificationMethod[];
 }

@@ -10,7 +10,9 @@ import { checkWellKnown, wellKnownInstructions } from "./well-known.ts";
 export const VERIFICATION_METHODS = ["well-known", "dns-txt"] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
-export type VerificationOutcome = { verifiedBy: VerificationMethod } | { failures: { method: VerificationMethod; reason: string }[] };
+export type VerificationOutcome =
+  | { verifiedBy: VerificationMethod }
+  | { failures: { method: VerificationMethod; reason: string }[] };
 
 /** The origin's host without IPv6 brackets. */
 const hostOf = (origin: string) => new URL(origin).hostname.replace(/^\[(.*)\]$/, "$1");
@@ -35,7 +37,12 @@ export class OriginVerifier {
 
   instructions(origin: string, proof: Proof, methods: readonly VerificationMethod[]) {
     return Object.fromEntries(
-      methods.map((method) => [method, method === "well-known" ? wellKnownInstructions(origin, proof) : dnsTxtInstructions(hostOf(origin), proof.token)]),
+      methods.map((method) => [
+        method,
+        method === "well-known"
+          ? wellKnownInstructions(origin, proof)
+          : dnsTxtInstructions(hostOf(origin), proof.token),
+      ]),
     );
   }
 

@@ -48,47 +48,69 @@ export function documentProves(document: unknown, proof: Proof): Check {
   if (!isObject(document)) return { ok: false, reason: `${WELL_KNOWN_PATH} is not a JSON object` };
   let published: unknown;
   if (document.site_id === proof.siteId) published = document.token;
-  else if (isObject(document.sites) && Object.hasOwn(document.sites, proof.siteId)) published = document.sites[proof.siteId];
+  else if (isObject(document.sites) && Object.hasOwn(document.sites, proof.siteId))
+    published = document.sites[proof.siteId];
   else return { ok: false, reason: `${WELL_KNOWN_PATH} names no token for site ${proof.siteId}` };
-  return published === proof.token ? { ok: true } : { ok: false, reason: `${WELL_KNOWN_PATH} holds a different token for site ${proof.siteId}` };
+  return published === proof.token
+    ? { ok: true }
+    : { ok: false, reason: `${WELL_KNOWN_PATH} holds a different token for site ${proof.siteId}` };
 }
 
-/** A reason the origin's answer was not accepted, phrased for the site owner. */
-class Refusal extends Error {}
+/** A reason the origin's (or a receiver's) answer was not accepted, phrased for the site owner. */
+export class Refusal extends Error {}
 
 async function fetchDocument(origin: string, options: WellKnownOptions): Promise<unknown> {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Refusal(`no complete answer within ${WELL_KNOWN_LIMITS.totalMs / 1000} s`)), WELL_KNOWN_LIMITS.totalMs);
+  const { url, statusCode, contentType, body } = await pinnedGet(new URL(WELL_KNOWN_PATH, origin), options);
+  if (statusCode !== 200) throw new Refusal(`${url.pathname} answered HTTP ${statusCode}`);
+  if (!/^application\/json\s*(;|$)/i.test(contentType))
+    throw new Refusal(`${url.pathname} is served as ${JSON.stringify(contentType)}, not application/json`);
   try {
-    let url = new URL(WELL_KNOWN_PATH, origin);
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new Refusal(`${url.pathname} is not valid JSON`);
+  }
+}
+
+/** A GET's answer as pinnedGet read it (the URL it ended at, after redirects). */
+export interface PinnedAnswer {
+  url: URL;
+  statusCode: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * GET `start` under the address policy: its host resolved once and every address checked, the
+ * connection made to the checked address only, redirects followed within its origin only, the
+ * whole exchange within WELL_KNOWN_LIMITS (time, size). Throws a Refusal (its message says why)
+ * for anything the policy or the limits refuse; answers any status.
+ */
+export async function pinnedGet(start: URL, options: WellKnownOptions): Promise<PinnedAnswer> {
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Refusal(`no complete answer within ${WELL_KNOWN_LIMITS.totalMs / 1000} s`)),
+    WELL_KNOWN_LIMITS.totalMs,
+  );
+  try {
+    let url = start;
     const pinned = await abortable(pin(url.hostname, options), deadline.signal);
     for (let redirects = 0; ; redirects++) {
       const response = await get(url, pinned, deadline.signal);
       const { statusCode = 0, headers } = response;
       if (statusCode >= 300 && statusCode < 400 && headers.location !== undefined) {
         response.destroy();
-        if (redirects === WELL_KNOWN_LIMITS.maxRedirects) throw new Refusal(`more than ${WELL_KNOWN_LIMITS.maxRedirects} redirects`);
+        if (redirects === WELL_KNOWN_LIMITS.maxRedirects)
+          throw new Refusal(`more than ${WELL_KNOWN_LIMITS.maxRedirects} redirects`);
         const next = URL.parse(headers.location, url);
         // The pinned address is only the origin's: a redirect elsewhere is refused, not re-resolved.
-        if (next?.origin !== origin) throw new Refusal(`redirects to ${next?.origin ?? JSON.stringify(headers.location)}, off the origin ${origin}`);
+        if (next?.origin !== start.origin)
+          throw new Refusal(
+            `redirects to ${next?.origin ?? JSON.stringify(headers.location)}, off the origin ${start.origin}`,
+          );
         url = next;
         continue;
       }
-      if (statusCode !== 200) {
-        response.destroy();
-        throw new Refusal(`${url.pathname} answered HTTP ${statusCode}`);
-      }
-      const type = headers["content-type"] ?? "";
-      if (!/^application\/json\s*(;|$)/i.test(type)) {
-        response.destroy();
-        throw new Refusal(`${url.pathname} is served as ${JSON.stringify(type)}, not application/json`);
-      }
-      const body = await readCapped(response);
-      try {
-        return JSON.parse(body.toString("utf8"));
-      } catch {
-        throw new Refusal(`${url.pathname} is not valid JSON`);
-      }
+      return { url, statusCode, contentType: headers["content-type"] ?? "", body: await readCapped(response) };
     }
   } catch (err) {
     throw deadline.signal.aborted ? deadline.signal.reason : err;
@@ -97,8 +119,14 @@ async function fetchDocument(origin: string, options: WellKnownOptions): Promise
   }
 }
 
-/** The one address the fetch will connect to, after the policy accepted every address of the host. */
-async function pin(hostname: string, options: WellKnownOptions): Promise<ResolvedAddress> {
+/**
+ * The one address a fetch will connect to, after the policy accepted every address of the host;
+ * throws a Refusal (its message phrased for the site owner) otherwise. Webhook deliveries use it too.
+ */
+export async function pin(
+  hostname: string,
+  options: Pick<WellKnownOptions, "resolver" | "refuse">,
+): Promise<ResolvedAddress> {
   const host = hostname.replace(/^\[(.*)\]$/, "$1");
   const family = isIP(host);
   let addresses: ResolvedAddress[];
@@ -112,12 +140,33 @@ async function pin(hostname: string, options: WellKnownOptions): Promise<Resolve
   }
   for (const { address } of addresses) {
     const why = options.refuse(address);
-    if (why) throw new Refusal(address === host ? `${host} is not a public address (${why})` : `${host} resolves to ${address}, not a public address (${why})`);
+    if (why)
+      throw new Refusal(
+        address === host
+          ? `${host} is not a public address (${why})`
+          : `${host} resolves to ${address}, not a public address (${why})`,
+      );
   }
   return addresses[0]!;
 }
 
-function get(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promise<IncomingMessage> {
+const get = (url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promise<IncomingMessage> =>
+  pinnedRequest(url, pinned, signal, {
+    method: "GET",
+    headers: { accept: "application/json", "user-agent": "comment-service origin verification" },
+    connectMs: WELL_KNOWN_LIMITS.connectMs,
+  });
+
+/**
+ * One HTTP request to exactly the `pinned` address (whatever the host name resolves to now), given
+ * `connectMs` to connect; resolves the response once its head arrives.
+ */
+export function pinnedRequest(
+  url: URL,
+  pinned: ResolvedAddress,
+  signal: AbortSignal,
+  options: { method: string; headers: Record<string, string>; body?: Buffer; connectMs: number },
+): Promise<IncomingMessage> {
   // Node asks for all addresses when it may race IPv4 against IPv6; either way it gets only this one.
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) =>
     lookupOptions.all ? callback(null, [pinned]) : callback(null, pinned.address, pinned.family);
@@ -127,21 +176,21 @@ function get(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promise<In
       hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: url.port || undefined,
       path: url.pathname + url.search,
-      method: "GET",
-      headers: { accept: "application/json", "user-agent": "comment-service origin verification" },
+      method: options.method,
+      headers: options.headers,
       lookup,
       agent: false,
       signal,
     });
     const connectTimer = setTimeout(
-      () => request.destroy(new Refusal(`no connection to ${pinned.address} within ${WELL_KNOWN_LIMITS.connectMs / 1000} s`)),
-      WELL_KNOWN_LIMITS.connectMs,
+      () => request.destroy(new Refusal(`no connection to ${pinned.address} within ${options.connectMs / 1000} s`)),
+      options.connectMs,
     );
     request.once("socket", (socket) => socket.once("connect", () => clearTimeout(connectTimer)));
     request.once("close", () => clearTimeout(connectTimer));
     request.once("response", resolve);
     request.on("error", reject);
-    request.end();
+    request.end(options.body);
   });
 }
 
@@ -166,7 +215,7 @@ async function readCapped(response: IncomingMessage): Promise<Buffer> {
 }
 
 /** `work`, or the signal's reason as soon as it aborts (a system DNS lookup cannot be cancelled). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
     const abort = () => reject(signal.reason);
     signal.addEventListener("abort", abort, { once: true });
@@ -174,4 +223,5 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

@@ -12,7 +12,8 @@ declare module "../../graphql/context.ts" {
 }
 
 /** An avatar's mxc:// URL as responses show media: the signed proxy URL (96x96 crop), or the mxc:// URL with the proxy off. */
-const shownAvatar = (ctx: GraphQLContext, mxc: string | null): string | null => ctx.services.mediaUrls.present(mxc, "avatar", ctx.mediaBase);
+const shownAvatar = (ctx: GraphQLContext, mxc: string | null): string | null =>
+  ctx.services.mediaUrls.present(mxc, "avatar", ctx.mediaBase);
 
 export const VisitorProfileType = builder.objectRef<VisitorProfile>("VisitorProfile").implement({
   fields: (t) => ({
@@ -30,17 +31,21 @@ AvatarResultType.implement({
   fields: (t) => ({
     avatarUrl: t.string({
       nullable: true,
-      description: "The avatar as a signed proxy URL (96x96 crop); its mxc:// URL when the media proxy is disabled; null once deleted.",
+      description:
+        "The avatar as a signed proxy URL (96x96 crop); its mxc:// URL when the media proxy is disabled; null once deleted.",
       resolve: (avatar, _args, ctx) => shownAvatar(ctx, avatar.avatarUrl),
     }),
-    replayed: t.exposeBoolean("replayed", { description: "True when this answers a retry with the same Idempotency-Key (the profile write is applied again)." }),
+    replayed: t.exposeBoolean("replayed", {
+      description: "True when this answers a retry with the same Idempotency-Key (the profile write is applied again).",
+    }),
   }),
 });
 
 builder.queryField("visitorProfile", (t) =>
   t.field({
     type: VisitorProfileType,
-    description: "The current display name and avatar of the visitor with this key on the site; null fields for an unknown visitor.",
+    description:
+      "The current display name and avatar of the visitor with this key on the site; null fields for an unknown visitor.",
     args: { siteId: t.arg.string({ required: true }), authorPublicKey: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.profiles.profile(args.siteId, args.authorPublicKey),
   }),

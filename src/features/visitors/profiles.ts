@@ -29,7 +29,10 @@ export class VisitorProfiles {
   async profile(siteId: string, authorPublicKey: string): Promise<VisitorProfile> {
     await this.sites.requireReadable(siteId);
     const key = parsePublicKey(authorPublicKey);
-    if (!key) throw validationError("Invalid author_public_key.", [{ field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" }]);
+    if (!key)
+      throw validationError("Invalid author_public_key.", [
+        { field: "author_public_key", message: "must be a base64url Ed25519 public key (32 bytes)" },
+      ]);
     const userId = this.names.visitorUserId(siteId, key.bytes);
     return this.store.profile(userId);
   }

@@ -8,14 +8,22 @@ export const components = {
     required: ["display_name", "avatar_url"],
     properties: {
       display_name: { type: ["string", "null"], description: "The virtual user's Matrix display name." },
-      avatar_url: { type: ["string", "null"], description: "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null without one." },
+      avatar_url: {
+        type: ["string", "null"],
+        description:
+          "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null without one.",
+      },
     },
   },
   VisitorAvatar: {
     type: "object",
     required: ["avatar_url"],
     properties: {
-      avatar_url: { type: ["string", "null"], description: "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null once deleted." },
+      avatar_url: {
+        type: ["string", "null"],
+        description:
+          "Signed proxy URL of the avatar (96x96 crop), absolute; its mxc:// URL when the media proxy is disabled; null once deleted.",
+      },
     },
   },
 } as const satisfies Record<string, JSONSchema>;

@@ -6,7 +6,10 @@ export class VisitorStore {
 
   /** A recorded virtual user's name: on every submission the worker performs, a statement prepared on the driver (src/db/driver-statements.ts). */
   async findUser(userId: string): Promise<{ displayName: string | null } | null> {
-    const [row] = await driverStatements(this.db).all<{ displayName: string | null }>(`SELECT "displayName" FROM "VirtualUser" WHERE "userId" = $1`, [userId]);
+    const [row] = await driverStatements(this.db).all<{ displayName: string | null }>(
+      `SELECT "displayName" FROM "VirtualUser" WHERE "userId" = $1`,
+      [userId],
+    );
     return row ?? null;
   }
 

@@ -1,13 +1,11 @@
 // DELETE …/comments/{comment_id}: the author redacts its own comment.
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { checkEventId } from "../comment-input.ts";
 import { redactionContent } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
 
 const fields = { commentId: "String!" } as const;
 export type DeleteCommentInput = PageInput<typeof fields>;
-
-/** The canonical array the author signs (the wire contract). */
-export const deleteCommentArray = (siteId: string, pageSlug: string, commentId: string, challenge: string) => ["DELETE_COMMENT", siteId, pageSlug, commentId, challenge, 1];
 
 export const deleteComment: VisitorOperation<DeleteCommentInput, { commentId: string }> = {
   mutation: "deleteComment",
@@ -20,8 +18,13 @@ export const deleteComment: VisitorOperation<DeleteCommentInput, { commentId: st
     checkEventId("comment_id", input.commentId, errors);
     return { commentId: input.commentId };
   },
-  signatureArray: (c, s) => deleteCommentArray(s.siteId, s.pageSlug, c.commentId, s.challenge),
+  signatureArray: (c, s) => signatureArrays.deleteComment(s.siteId, s.pageSlug, c.commentId, s.challenge),
   proofSubject: (c) => c.commentId,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId, own: true }],
-  effect: (c, s) => ({ action: "redact", roomId: s.targets.comment_id!.roomId, eventId: c.commentId, content: redactionContent(s.proof) }),
+  effect: (c, s) => ({
+    action: "redact",
+    roomId: s.targets.comment_id!.roomId,
+    eventId: c.commentId,
+    content: redactionContent(s.proof),
+  }),
 };

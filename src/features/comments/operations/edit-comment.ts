@@ -1,29 +1,33 @@
 // PATCH …/comments/{comment_id}: the author replaces the text of its own text comment.
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { DomainError } from "../../../core/errors.ts";
-import { checkCommentText, checkEventId } from "../comment-input.ts";
+import { checkCommentText, checkEventId, checkFormattedBody } from "../comment-input.ts";
+import { textBody } from "./post-comment.ts";
 import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
 import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
+import { ContentKey, EventType, RelType } from "../../../contract/matrix-vocabulary.ts";
 
-const fields = { commentId: "String!", content: "String" } as const;
+const fields = { commentId: "String!", content: "String", format: "String", formattedBody: "String" } as const;
 export type EditCommentInput = PageInput<typeof fields>;
-
-/** The canonical array the author signs (the wire contract). */
-export const editCommentArray = (siteId: string, pageSlug: string, commentId: string, content: string, challenge: string) =>
-  ["EDIT_COMMENT", siteId, pageSlug, commentId, content, challenge, 1];
 
 interface Checked {
   commentId: string;
   content: string;
+  formattedBody: string | null;
 }
 
 /** An edit: m.replace with the new content, and a "* " fallback for clients without edits. */
-export function editContent(targetEventId: string, body: string, proof: ProofBlock): Content {
+export function editContent(
+  targetEventId: string,
+  body: string,
+  formattedBody: string | null,
+  proof: ProofBlock,
+): Content {
   return {
-    msgtype: "m.text",
-    body: `* ${body}`,
-    "m.new_content": { msgtype: "m.text", body },
-    "m.relates_to": { rel_type: "m.replace", event_id: targetEventId },
+    ...textBody(`* ${body}`, formattedBody === null ? null : `* ${formattedBody}`),
+    [ContentKey.NewContent]: textBody(body, formattedBody),
+    [ContentKey.RelatesTo]: { rel_type: RelType.Replace, event_id: targetEventId },
     [PROOF_KEY]: proof,
   };
 }
@@ -38,14 +42,21 @@ export const editComment: VisitorOperation<EditCommentInput, Checked> = {
   check(input, errors) {
     checkEventId("comment_id", input.commentId, errors);
     checkCommentText("content", input.content, errors);
-    return { commentId: input.commentId, content: input.content ?? "" };
+    checkFormattedBody(input.format, input.formattedBody, errors);
+    return { commentId: input.commentId, content: input.content ?? "", formattedBody: input.formattedBody };
   },
-  signatureArray: (c, s) => editCommentArray(s.siteId, s.pageSlug, c.commentId, c.content, s.challenge),
+  signatureArray: (c, s) => signatureArrays.editComment(s.siteId, s.pageSlug, c.commentId, c.content, s.challenge),
   proofSubject: (c) => c.content,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId, own: true }],
   checkTargets(_c, targets) {
     const type = targets.comment_id!.content.type;
-    if (type !== "text") throw new DomainError("not-editable", 409, `Only text comments can be edited; this one is ${String(type)}.`);
+    if (type !== "text")
+      throw new DomainError("not-editable", 409, `Only text comments can be edited; this one is ${String(type)}.`);
   },
-  effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.room.message", content: editContent(c.commentId, c.content, s.proof) }),
+  effect: (c, s) => ({
+    action: "send",
+    roomId: s.targets.comment_id!.roomId,
+    type: EventType.Message,
+    content: editContent(c.commentId, c.content, c.formattedBody, s.proof),
+  }),
 };

@@ -1,16 +1,15 @@
 // POST …/comments/{comment_id}/reactions: an m.reaction from the visitor (204, idempotent:
 // a duplicate annotation is a success).
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { checkEventId, normalizeReactionKey } from "../comment-input.ts";
 import { PROOF_KEY, type Content } from "../../../matrix/events.ts";
 import type { ProofBlock } from "../../../matrix/events.ts";
 import type { PageInput, VisitorOperation } from "../../../writes/operation.ts";
+import { ContentKey, EventType, RelType } from "../../../contract/matrix-vocabulary.ts";
 
 /** A reaction's fields (react and unreact). */
 export const reactionFields = { commentId: "String!", key: "String!" } as const;
 export type ReactionInput = PageInput<typeof reactionFields>;
-
-/** The canonical array the author signs (the wire contract), the key as sent. */
-export const reactArray = (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) => ["REACT", siteId, pageSlug, commentId, key, challenge, 1];
 
 interface Checked {
   commentId: string;
@@ -20,13 +19,16 @@ interface Checked {
   key: string;
 }
 
-export const checkReaction = (input: ReactionInput, errors: Parameters<VisitorOperation<ReactionInput, Checked>["check"]>[1]): Checked => {
+export const checkReaction = (
+  input: ReactionInput,
+  errors: Parameters<VisitorOperation<ReactionInput, Checked>["check"]>[1],
+): Checked => {
   checkEventId("comment_id", input.commentId, errors);
   return { commentId: input.commentId, signedKey: input.key, key: normalizeReactionKey(input.key, errors) };
 };
 
 export function reactionContent(targetEventId: string, key: string, proof: ProofBlock): Content {
-  return { "m.relates_to": { rel_type: "m.annotation", event_id: targetEventId, key }, [PROOF_KEY]: proof };
+  return { [ContentKey.RelatesTo]: { rel_type: RelType.Annotation, event_id: targetEventId, key }, [PROOF_KEY]: proof };
 }
 
 export const react: VisitorOperation<ReactionInput, Checked> = {
@@ -37,8 +39,13 @@ export const react: VisitorOperation<ReactionInput, Checked> = {
   kind: "reaction.add",
   answer: "no-content",
   check: checkReaction,
-  signatureArray: (c, s) => reactArray(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
+  signatureArray: (c, s) => signatureArrays.react(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
   proofSubject: (c) => c.key,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId }],
-  effect: (c, s) => ({ action: "send", roomId: s.targets.comment_id!.roomId, type: "m.reaction", content: reactionContent(c.commentId, c.key, s.proof) }),
+  effect: (c, s) => ({
+    action: "send",
+    roomId: s.targets.comment_id!.roomId,
+    type: EventType.Reaction,
+    content: reactionContent(c.commentId, c.key, s.proof),
+  }),
 };

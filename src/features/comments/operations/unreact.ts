@@ -1,11 +1,9 @@
 // DELETE …/comments/{comment_id}/reactions/{key}: redacts the visitor's own annotation with
 // that key (204, also when there is none).
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { redactionContent } from "../../../matrix/events.ts";
 import type { VisitorOperation } from "../../../writes/operation.ts";
 import { checkReaction, reactionFields, type ReactionInput } from "./react.ts";
-
-/** The canonical array the author signs (the wire contract; no trailing 1). */
-export const unreactArray = (siteId: string, pageSlug: string, commentId: string, key: string, challenge: string) => ["UNREACT", siteId, pageSlug, commentId, key, challenge];
 
 export const unreact: VisitorOperation<ReactionInput, ReturnType<typeof checkReaction>> = {
   mutation: "unreact",
@@ -15,8 +13,14 @@ export const unreact: VisitorOperation<ReactionInput, ReturnType<typeof checkRea
   kind: "reaction.remove",
   answer: "no-content",
   check: checkReaction,
-  signatureArray: (c, s) => unreactArray(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
+  signatureArray: (c, s) => signatureArrays.unreact(s.siteId, s.pageSlug, c.commentId, c.signedKey, s.challenge),
   proofSubject: (c) => c.key,
   targets: (c) => [{ field: "comment_id", eventId: c.commentId, allowRedacted: true }],
-  effect: (c, s) => ({ action: "unreact", roomId: s.targets.comment_id!.roomId, targetEventId: c.commentId, key: c.key, content: redactionContent(s.proof) }),
+  effect: (c, s) => ({
+    action: "unreact",
+    roomId: s.targets.comment_id!.roomId,
+    targetEventId: c.commentId,
+    key: c.key,
+    content: redactionContent(s.proof),
+  }),
 };

@@ -15,7 +15,9 @@ export interface SiteSummary {
 export type PendingClaim = HeldRole & { userId: string; expiresAt: Date };
 
 export const describeRole = (role: Omit<HeldRole, "level">): string =>
-  role.pageSlug === null ? `${ROLE_NAMES[role.role]} of site "${role.siteId}"` : `${ROLE_NAMES[role.role]} of page "${role.pageSlug}" on site "${role.siteId}"`;
+  role.pageSlug === null
+    ? `${ROLE_NAMES[role.role]} of site "${role.siteId}"`
+    : `${ROLE_NAMES[role.role]} of page "${role.pageSlug}" on site "${role.siteId}"`;
 
 export const HELP = [
   "I am the comment service's bot. In this 1:1 chat I understand:",
@@ -34,7 +36,8 @@ export const RATE_LIMITED = "You are sending me too many messages: I will ignore
 
 /** One answer for an unknown site and a site the sender holds no role on, so neither is revealed. */
 export const notYours = (siteId: string): string => `Site "${siteId}" is unknown, or you hold no role on it.`;
-export const needsManager = (siteId: string): string => `Listing pending claims of site "${siteId}" needs the site admin or site manager role.`;
+export const needsManager = (siteId: string): string =>
+  `Listing pending claims of site "${siteId}" needs the site admin or site manager role.`;
 
 const REFUSALS: Record<Extract<RedeemOutcome, { ok: false }>["reason"], string> = {
   "unknown-token": "This claim token is not valid: no pending claim has it.",
@@ -62,7 +65,11 @@ export function rolesAnswer(roles: HeldRole[]): string {
 
 export function statusAnswer(site: SiteSummary): string {
   const origins = site.origins.length === 0 ? ["  (none)"] : site.origins.map((o) => `  ${o.origin} (${o.source})`);
-  return [`Site "${site.siteId}": ${site.status}, ${site.pages} page${site.pages === 1 ? "" : "s"} with a room.`, "Origins allowed to write:", ...origins].join("\n");
+  return [
+    `Site "${site.siteId}": ${site.status}, ${site.pages} page${site.pages === 1 ? "" : "s"} with a room.`,
+    "Origins allowed to write:",
+    ...origins,
+  ].join("\n");
 }
 
 export function pendingAnswer(siteId: string, claims: PendingClaim[]): string {

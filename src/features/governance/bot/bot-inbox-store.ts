@@ -31,12 +31,18 @@ export class BotInboxStore {
 
   /** The oldest row not leased at `now`. */
   due(now: Date) {
-    return this.db.botInboxEvent.findFirst({ where: { OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] }, orderBy: { seq: "asc" } });
+    return this.db.botInboxEvent.findFirst({
+      where: { OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
+      orderBy: { seq: "asc" },
+    });
   }
 
   /** Leases the row until `until` and counts the attempt, if its lease is still `leaseUntil`; false when another instance took it. */
   async lease(seq: number, leaseUntil: Date | null, until: Date): Promise<boolean> {
-    const leased = await this.db.botInboxEvent.updateMany({ where: { seq, leaseUntil }, data: { leaseUntil: until, attempts: { increment: 1 } } });
+    const leased = await this.db.botInboxEvent.updateMany({
+      where: { seq, leaseUntil },
+      data: { leaseUntil: until, attempts: { increment: 1 } },
+    });
     return leased.count > 0;
   }
 

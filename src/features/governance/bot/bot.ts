@@ -17,6 +17,7 @@ import { SiteStore } from "../../sites/site-store.ts";
 import { BotInboxStore } from "./bot-inbox-store.ts";
 import { isBotInvite } from "./intake.ts";
 import { classifyRoom, type RoomKind } from "./room-kind.ts";
+import { ContentKey, EventType, MsgType, RelType } from "../../../contract/matrix-vocabulary.ts";
 
 export type BotMatrix = Pick<Homeserver, "joinRoom" | "leaveRoom" | "sendEvent" | "joinedOrInvited" | "stateContent">;
 
@@ -54,7 +55,7 @@ export class Bot {
     if (isBotInvite(event, this.options.botUserId)) return this.answerInvite(event);
     const room = await this.store.room(event.room_id);
     if (room?.state !== "joined") return;
-    if (event.type === "m.room.member") return this.followMembership(event, room.inviter);
+    if (event.type === EventType.Member) return this.followMembership(event, room.inviter);
     return this.answerMessage(event);
   }
 
@@ -70,7 +71,10 @@ export class Bot {
     }
     await this.hs.joinRoom(this.options.botUserId, invite.room_id);
     const kind = await this.roomKind(invite.room_id, invite.sender);
-    await this.notice(invite, kind === "dm" ? answers.GREETING : kind === "encrypted" ? answers.ENCRYPTED : answers.GROUP_ONLY);
+    await this.notice(
+      invite,
+      kind === "dm" ? answers.GREETING : kind === "encrypted" ? answers.ENCRYPTED : answers.GROUP_ONLY,
+    );
   }
 
   /** When the user who invited the bot leaves, so does the bot. */
@@ -82,7 +86,7 @@ export class Bot {
   }
 
   private async answerMessage(event: RoomEvent): Promise<void> {
-    const encrypted = event.type === "m.room.encrypted";
+    const encrypted = event.type === EventType.Encrypted;
     const body = encrypted ? "" : textBody(event);
     // Notices (other bots: answering them could loop), edits, media: nothing to answer.
     if (body === null) return;
@@ -141,7 +145,10 @@ export class Bot {
 
   /** Asked of the homeserver each time: Matrix is the truth about who is in a room and whether it is encrypted. */
   private async roomKind(roomId: string, sender: string): Promise<RoomKind> {
-    const [encryption, members] = await Promise.all([this.hs.stateContent(roomId, "m.room.encryption"), this.hs.joinedOrInvited(roomId)]);
+    const [encryption, members] = await Promise.all([
+      this.hs.stateContent(roomId, EventType.Encryption),
+      this.hs.joinedOrInvited(roomId),
+    ]);
     return classifyRoom({ encrypted: encryption !== null, members, botUserId: this.options.botUserId, sender });
   }
 
@@ -164,10 +171,14 @@ export class Bot {
       } catch (err) {
         const failure = classifyMatrixError(err);
         if (!failure.transient || attempt >= CLAIM_ANSWER_RETRY_MS.length) {
-          this.options.log(`bot: the answer to claim message ${event.event_id} could not be delivered: ${failure.message}`);
+          this.options.log(
+            `bot: the answer to claim message ${event.event_id} could not be delivered: ${failure.message}`,
+          );
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.max(failure.retryAfterMs ?? 0, CLAIM_ANSWER_RETRY_MS[attempt]!)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(failure.retryAfterMs ?? 0, CLAIM_ANSWER_RETRY_MS[attempt]!)),
+        );
       }
     }
   }
@@ -175,15 +186,19 @@ export class Bot {
   /** One answer per event, sent with a transaction id derived from it: a repeated handling returns the first answer. */
   private async notice(about: RoomEvent, body: string): Promise<void> {
     const txnId = `bot.${createHash("sha256").update(about.event_id).digest("base64url").slice(0, 32)}`;
-    await this.hs.sendEvent(this.options.botUserId, about.room_id, "m.room.message", txnId, { msgtype: "m.notice", body });
+    await this.hs.sendEvent(this.options.botUserId, about.room_id, EventType.Message, txnId, {
+      msgtype: MsgType.Notice,
+      body,
+    });
   }
 }
 
 /** The body of a plain text message that is not an edit; null for anything else. */
 function textBody(event: RoomEvent): string | null {
-  if (event.type !== "m.room.message") return null;
+  if (event.type !== EventType.Message) return null;
   const content = event.content ?? {};
-  const relation = content["m.relates_to"] as { rel_type?: unknown } | undefined;
-  if (content.msgtype !== "m.text" || typeof content.body !== "string" || relation?.rel_type === "m.replace") return null;
+  const relation = content[ContentKey.RelatesTo] as { rel_type?: unknown } | undefined;
+  if (content.msgtype !== MsgType.Text || typeof content.body !== "string" || relation?.rel_type === RelType.Replace)
+    return null;
   return content.body;
 }

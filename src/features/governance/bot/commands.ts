@@ -21,7 +21,9 @@ export function parseRequest(body: string): BotRequest | null {
   const text = body.trim();
   if (text.startsWith(CLAIM_PREFIX)) {
     const token = text.slice(CLAIM_PREFIX.length).trim();
-    return token && token.length <= MAX_TOKEN_LENGTH && !/\s/.test(token) ? { kind: "claim", token } : { kind: "unknown" };
+    return token && token.length <= MAX_TOKEN_LENGTH && !/\s/.test(token)
+      ? { kind: "claim", token }
+      : { kind: "unknown" };
   }
   const words = text.split(/\s+/);
   if (words[0]?.toLowerCase() !== COMMAND_PREFIX) return null;
@@ -33,7 +35,9 @@ export function parseRequest(body: string): BotRequest | null {
       return args.length === 0 ? { kind: "roles" } : { kind: "unknown" };
     case "status":
     case "pending":
-      return args.length === 1 ? { kind: command.toLowerCase() as "status" | "pending", siteId: args[0]! } : { kind: "unknown" };
+      return args.length === 1
+        ? { kind: command.toLowerCase() as "status" | "pending", siteId: args[0]! }
+        : { kind: "unknown" };
     default:
       return { kind: "unknown" };
   }

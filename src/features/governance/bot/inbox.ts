@@ -3,6 +3,7 @@
 // homeserver call never holds up projection. Rows are leased (instances may share the
 // database) and deleted once handled; a transient failure is retried with backoff, and a crash
 // leaves the row to be handled after the restart.
+import { PASS_INTERVALS_MS } from "../../../config/limits.ts";
 import { isUniqueViolation, type Db } from "../../../db/client.ts";
 import { classifyMatrixError } from "../../../matrix/errors.ts";
 import { retryDelayMs } from "../../../queue/backoff.ts";
@@ -11,9 +12,6 @@ import { PeriodicPass } from "../../../cluster/periodic-pass.ts";
 import { BotInboxStore } from "./bot-inbox-store.ts";
 
 const LEASE_MS = 60_000;
-/** How often a running bot looks for rows it was not woken for (retries, rows another instance stored). */
-const POLL_INTERVAL_MS = 2_000;
-
 export interface BotInboxOptions {
   maxAttempts: number;
   retryBaseMs: number;
@@ -44,7 +42,7 @@ export class BotInbox {
   }
 
   start(): void {
-    this.pass.start(POLL_INTERVAL_MS);
+    this.pass.start(PASS_INTERVALS_MS.botInbox);
   }
 
   stop(): Promise<void> {
@@ -72,7 +70,9 @@ export class BotInbox {
       const failure = classifyMatrixError(err);
       if (failure.transient && attempts < this.options.maxAttempts) {
         const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(attempts, this.options.retryBaseMs));
-        this.options.log(`bot: event ${due.eventId} attempt ${attempts} failed (${failure.message}); retrying in ${delay} ms`);
+        this.options.log(
+          `bot: event ${due.eventId} attempt ${attempts} failed (${failure.message}); retrying in ${delay} ms`,
+        );
         await this.store.retryAt(due.seq, new Date(Date.now() + delay));
         return true;
       }

@@ -7,15 +7,16 @@ import type { Db } from "../../../db/client.ts";
 import type { RoomEvent } from "../../../projection/room-event.ts";
 import { BotInboxStore } from "./bot-inbox-store.ts";
 import type { BotInbox } from "./inbox.ts";
+import { EventType } from "../../../contract/matrix-vocabulary.ts";
 
 /** handle: queue it for the bot; drop: the bot's, but nothing to do; project: not the bot's. */
 export type BotRoute = "handle" | "drop" | "project";
 
 /** Event types of a bot room the bot acts on; the rest of such a room (state, reactions, its own echoes) is dropped. */
-const HANDLED_TYPES = new Set(["m.room.message", "m.room.encrypted", "m.room.member"]);
+const HANDLED_TYPES: ReadonlySet<string> = new Set([EventType.Message, EventType.Encrypted, EventType.Member]);
 
 export const isBotInvite = (event: RoomEvent, botUserId: string): boolean =>
-  event.type === "m.room.member" && event.state_key === botUserId && event.content?.membership === "invite";
+  event.type === EventType.Member && event.state_key === botUserId && event.content?.membership === "invite";
 
 /** `botRoom`: the room is a recorded bot room (see BotRoom). Page rooms and Spaces never are. */
 export function routeEvent(event: RoomEvent, botUserId: string, botRoom: boolean): BotRoute {

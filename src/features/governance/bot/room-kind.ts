@@ -4,7 +4,12 @@
 
 export type RoomKind = "dm" | "encrypted" | "group";
 
-export function classifyRoom(room: { encrypted: boolean; members: string[]; botUserId: string; sender: string }): RoomKind {
+export function classifyRoom(room: {
+  encrypted: boolean;
+  members: string[];
+  botUserId: string;
+  sender: string;
+}): RoomKind {
   if (room.encrypted) return "encrypted";
   const members = new Set(room.members);
   const onlyThePair = members.size === 2 && members.has(room.botUserId) && members.has(room.sender);

@@ -1,5 +1,6 @@
 // POST …/media: a visitor's upload to the homeserver's media repository, as its virtual user.
 // Immediate: the answer is the mxc:// URL, which a media comment then posts.
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { createHash } from "node:crypto";
 import { DomainError, validationError } from "../../../core/errors.ts";
 import { hasErrcode } from "../../../matrix/errors.ts";
@@ -14,10 +15,6 @@ import { recordUpload } from "../media-upload-store.ts";
 /** mime: the declared type, signed as sent; voice: "true" declares an audio upload a voice message. */
 const fields = { mime: "String!", filename: "String", voice: "String" } as const;
 export type UploadMediaInput = PageInput<typeof fields> & RawBodyInput;
-
-/** The canonical array the author signs (the wire contract): mime and filename as sent, filename null when absent. */
-export const uploadArray = (siteId: string, pageSlug: string, mime: string, filename: string | null, bodySha256Hex: string, challenge: string) =>
-  ["UPLOAD", siteId, pageSlug, mime, filename, bodySha256Hex, challenge];
 
 /** The mutation's type (fields: src/features/media/graphql.ts). */
 export const MediaUploadType = builder.objectRef<UploadedMedia & { replayed: boolean }>("MediaUpload");
@@ -34,17 +31,25 @@ interface Checked {
 }
 
 /** Uploads a visitor's bytes as its virtual user; the mxc:// URL. */
-export function uploadAs(homeserver: Homeserver, userId: string, body: Buffer, mime: string, filename: string | null): Promise<string> {
+export function uploadAs(
+  homeserver: Homeserver,
+  userId: string,
+  body: Buffer,
+  mime: string,
+  filename: string | null,
+): Promise<string> {
   return homeserver.uploadMedia(userId, body, mime, filename).catch((err: unknown) => {
     // The homeserver's own cap is lower than this service's (media.max_*_bytes is set above it).
-    if (hasErrcode(err, "M_TOO_LARGE")) throw new DomainError("payload-too-large", 413, "The homeserver refuses uploads this large.");
+    if (hasErrcode(err, "M_TOO_LARGE"))
+      throw new DomainError("payload-too-large", 413, "The homeserver refuses uploads this large.");
     throw err;
   });
 }
 
 export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, UploadedMedia> = {
   mutation: "uploadMedia",
-  description: "Uploads the request body to the media repository as the visitor's virtual user (REST only: the bytes are the raw request body).",
+  description:
+    "Uploads the request body to the media repository as the visitor's virtual user (REST only: the bytes are the raw request body).",
   level: "page",
   fields,
   output: MediaUploadType,
@@ -54,32 +59,40 @@ export const uploadMedia: ImmediateOperation<UploadMediaInput, Checked, Uploaded
     // Outside the allow-list: 400, already refused before the body was read.
     const declared = declaredType(input.mime);
     const voice = input.voice === "true";
-    if (voice && declared.kind !== "audio") errors.push({ field: "voice", message: "only audio uploads can be voice messages" });
-    if (input.body.length === 0) throw validationError("The upload is empty.", [{ field: "(body)", message: "must not be empty" }]);
+    if (voice && declared.kind !== "audio")
+      errors.push({ field: "voice", message: "only audio uploads can be voice messages" });
+    if (input.body.length === 0)
+      throw validationError("The upload is empty.", [{ field: "(body)", message: "must not be empty" }]);
     const { width, height } = await inspectUpload(declared, input.body);
     const sha256 = createHash("sha256").update(input.body).digest("hex");
     return { mime: input.mime, declared, filename: input.filename, voice, body: input.body, sha256, width, height };
   },
-  signatureArray: (c, s) => uploadArray(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
+  signatureArray: (c, s) => signatureArrays.upload(s.siteId, s.pageSlug, c.mime, c.filename, c.sha256, s.challenge),
   async perform(c, scope, { homeserver, provisioner }) {
     const userId = await provisioner.ensureVisitor(scope.siteId, scope.author, null);
     const url = await uploadAs(homeserver, userId, c.body, c.declared.mime, c.filename);
-    const result: UploadedMedia = { url, filename: c.filename, mimetype: c.declared.mime, size: c.body.length, voice: c.voice };
+    const result: UploadedMedia = {
+      url,
+      filename: c.filename,
+      mimetype: c.declared.mime,
+      size: c.body.length,
+      voice: c.voice,
+    };
     return {
       result,
       persist: async (tx) => {
         await recordUpload(tx, {
-            url,
-            siteId: scope.siteId,
-            pageSlug: scope.pageSlug,
-            authorPublicKey: scope.author,
-            mimetype: c.declared.mime,
-            size: c.body.length,
-            filename: c.filename,
-            width: c.width,
-            height: c.height,
-            sha256: c.sha256,
-            voice: c.voice,
+          url,
+          siteId: scope.siteId,
+          pageSlug: scope.pageSlug,
+          authorPublicKey: scope.author,
+          mimetype: c.declared.mime,
+          size: c.body.length,
+          filename: c.filename,
+          width: c.width,
+          height: c.height,
+          sha256: c.sha256,
+          voice: c.voice,
         });
       },
     };

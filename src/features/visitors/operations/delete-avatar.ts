@@ -1,12 +1,10 @@
 // DELETE …/visitors/avatar: removes a visitor's avatar on a site, from its profile and its
 // rooms' member events. Immediate; without an avatar nothing changes (a successful no-op).
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { applyAvatar } from "../avatars.ts";
 import { recordAvatar, recordedAvatar } from "../visitor-store.ts";
 import type { ImmediateOperation, RawBodyInput, SiteInput } from "../../../writes/operation.ts";
 import { AvatarResultType, type AvatarResult } from "./upload-avatar.ts";
-
-/** The canonical array the author signs (the wire contract). */
-export const deleteAvatarArray = (siteId: string, challenge: string) => ["DELETE_AVATAR", siteId, challenge];
 
 export const deleteAvatar: ImmediateOperation<SiteInput<{}> & RawBodyInput, null, AvatarResult> = {
   mutation: "deleteAvatar",
@@ -17,7 +15,7 @@ export const deleteAvatar: ImmediateOperation<SiteInput<{}> & RawBodyInput, null
   kind: "avatar.delete",
   answer: "result",
   check: () => null,
-  signatureArray: (_c, s) => deleteAvatarArray(s.siteId, s.challenge),
+  signatureArray: (_c, s) => signatureArrays.deleteAvatar(s.siteId, s.challenge),
   async perform(_c, scope, { db, homeserver }) {
     const userId = homeserver.names.visitorUserId(scope.siteId, Buffer.from(scope.author, "base64url"));
     const current = await recordedAvatar(db, userId);

@@ -2,9 +2,10 @@
 // as the visitor's virtual user, set on its profile and carried into its rooms' member events;
 // the answer is the avatar. A replay re-applies the profile write (the avatar may have been
 // deleted or replaced since).
+import { signatureArrays } from "../../../contract/signatures.ts";
 import { createHash } from "node:crypto";
 import type { Tx } from "../../../db/client.ts";
-import { DomainError, validationError } from "../../../core/errors.ts";
+import { validationError } from "../../../core/errors.ts";
 import { declaredType, type DeclaredType } from "../../media/media-types.ts";
 import { inspectUpload } from "../../media/sniff.ts";
 import { applyAvatar } from "../avatars.ts";
@@ -22,9 +23,6 @@ export interface AvatarResult {
   avatarUrl: string | null;
 }
 
-/** The canonical array the author signs (the wire contract): mime as sent. */
-export const uploadAvatarArray = (siteId: string, mime: string, bodySha256Hex: string, challenge: string) => ["UPLOAD_AVATAR", siteId, mime, bodySha256Hex, challenge];
-
 /** The avatar writes' mutation type (fields: src/features/visitors/graphql.ts). */
 export const AvatarResultType = builder.objectRef<AvatarResult & { replayed: boolean }>("VisitorAvatarResult");
 
@@ -39,7 +37,10 @@ interface Checked {
 /** The declared type of an avatar: an allowed upload type that is an image (image/*); 400 validation-error otherwise. */
 export function avatarType(mime: string): DeclaredType {
   const declared = declaredType(mime);
-  if (declared.kind !== "image") throw validationError(`An avatar must be an image; ${JSON.stringify(mime)} is not.`, [{ field: "mime", message: "an image type (image/*)" }]);
+  if (declared.kind !== "image")
+    throw validationError(`An avatar must be an image; ${JSON.stringify(mime)} is not.`, [
+      { field: "mime", message: "an image type (image/*)" },
+    ]);
   return declared;
 }
 
@@ -60,12 +61,13 @@ export const uploadAvatar: ImmediateOperation<SetAvatarInput, Checked, AvatarRes
   answer: "result",
   async check(input) {
     const declared = avatarType(input.mime);
-    if (input.body.length === 0) throw validationError("The avatar is empty.", [{ field: "(body)", message: "must not be empty" }]);
+    if (input.body.length === 0)
+      throw validationError("The avatar is empty.", [{ field: "(body)", message: "must not be empty" }]);
     await inspectUpload(declared, input.body);
     const sha256 = createHash("sha256").update(input.body).digest("hex");
     return { mime: input.mime, declared, filename: input.filename, body: input.body, sha256 };
   },
-  signatureArray: (c, s) => uploadAvatarArray(s.siteId, c.mime, c.sha256, s.challenge),
+  signatureArray: (c, s) => signatureArrays.uploadAvatar(s.siteId, c.mime, c.sha256, s.challenge),
   async perform(c, scope, services) {
     const userId = await services.provisioner.ensureVisitor(scope.siteId, scope.author, null);
     const url = await uploadAs(services.homeserver, userId, c.body, c.declared.mime, c.filename);

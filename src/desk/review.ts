@@ -1,0 +1,160 @@
+/// <reference lib="dom" />
+// Held comments (approve or reject, with keyboard shortcuts) and banned authors (unban).
+import { useEffect, useState } from "preact/hooks";
+import { gql, subscribe } from "./api.ts";
+import { t } from "./strings.ts";
+import { act, contentText, html, listOr, Table, typing, useQuery, when } from "./ui.ts";
+
+interface Held {
+  submissionId: string;
+  pageSlug: string;
+  reason: string | null;
+  authorPublicKey: string;
+  createdAt: string;
+  content: { type: string; body?: string };
+}
+
+const HELD = `query Held($siteId: String!) { dashboardSite(siteId: $siteId) {
+  held(first: 100) { edges { node { submissionId pageSlug reason authorPublicKey createdAt content } } }
+} }`;
+
+const REVIEWED = `subscription Reviewed($siteId: String!) { siteActivity(siteId: $siteId) { id type } }`;
+
+export function HeldView({ siteId }: { siteId: string }) {
+  const query = useQuery<{ dashboardSite: { held: { edges: Array<{ node: Held }> } } }>(HELD, { siteId });
+  const [done, setDone] = useState<Set<string>>(new Set());
+  const [at, setAt] = useState(0);
+  const items = (query.data?.dashboardSite.held.edges ?? [])
+    .map((e) => e.node)
+    .filter((h) => !done.has(h.submissionId));
+
+  // Held, approved and rejected comments arrive with the site's activity: the list is read again.
+  useEffect(
+    () =>
+      subscribe<{ siteActivity: { type: string } }>(
+        REVIEWED,
+        { siteId },
+        {
+          next: ({ siteActivity }) => ["held", "approved", "rejected"].includes(siteActivity.type) && query.reload(),
+          error: () => {},
+        },
+      ),
+    [siteId],
+  );
+
+  const review = async (held: Held | undefined, approve: boolean) => {
+    if (!held) return;
+    const field = approve ? "approveHeldComment" : "rejectHeldComment";
+    const ok = await act(
+      () =>
+        gql(
+          `mutation Review($siteId: String!, $submissionId: String!) { ${field}(siteId: $siteId, submissionId: $submissionId) { status } }`,
+          {
+            siteId,
+            submissionId: held.submissionId,
+          },
+        ),
+      t(approve ? "approved" : "rejected"),
+    );
+    if (ok) setDone((old) => new Set(old).add(held.submissionId));
+  };
+
+  const current = Math.min(at, items.length - 1);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+      const move = { j: 1, k: -1 }[event.key];
+      if (move) setAt((n) => Math.max(0, Math.min(items.length - 1, n + move)));
+      else if (event.key === "a" || event.key === "r") void review(items[current], event.key === "a");
+      else return;
+      event.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  });
+
+  return html`<section aria-labelledby="held-title">
+    <h3 id="held-title">${t("held")}</h3>
+    <p class="muted">${t("heldShortcuts")}</p>
+    ${listOr(
+      t("noHeld"),
+      items,
+      () => html`<ul class="cards" data-list="held">
+        ${items.map(
+          (held, index) => html`<li key=${held.submissionId}>
+            <article
+              class=${index === current ? "card target" : "card"}
+              aria-current=${index === current ? "true" : undefined}
+              data-submission=${held.submissionId}
+            >
+              <header>
+                <strong class="author">${held.authorPublicKey.slice(0, 10)}…</strong>
+                <a href=${`#/site/${siteId}/page/${held.pageSlug}`}>${held.pageSlug}</a>
+                <time datetime=${held.createdAt}>${when(held.createdAt)}</time>
+                ${held.reason && html`<span class="badge">${t("heldReason", { reason: held.reason })}</span>`}
+              </header>
+              <p class="text">${contentText(held.content)}</p>
+              <div class="actions">
+                <button type="button" class="primary" onClick=${() => void review(held, true)}>${t("approve")}</button>
+                <button type="button" class="danger" onClick=${() => void review(held, false)}>${t("reject")}</button>
+              </div>
+            </article>
+          </li>`,
+        )}
+      </ul>`,
+    )}
+  </section>`;
+}
+
+interface Banned {
+  userId: string;
+  publicKey: string | null;
+  reason: string | null;
+  bannedBy: string;
+  bannedAt: string;
+  expiresAt: string | null;
+}
+
+export function BannedView({ siteId }: { siteId: string }) {
+  const query = useQuery<{ dashboardSite: { bannedAuthors: { edges: Array<{ node: Banned }> } } }>(
+    `query Banned($siteId: String!) { dashboardSite(siteId: $siteId) {
+      bannedAuthors(first: 100) { edges { node { userId publicKey reason bannedBy bannedAt expiresAt } } } } }`,
+    { siteId },
+  );
+  const items = (query.data?.dashboardSite.bannedAuthors.edges ?? []).map((e) => e.node);
+  const unban = async (ban: Banned) => {
+    const ok = await act(
+      () =>
+        gql(
+          `mutation Unban($siteId: String!, $publicKey: String, $mxid: String) {
+          unbanAuthor(siteId: $siteId, publicKey: $publicKey, mxid: $mxid) }`,
+          {
+            siteId,
+            publicKey: ban.publicKey ?? undefined,
+            mxid: ban.publicKey ? undefined : ban.userId,
+          },
+        ),
+      t("unbanned"),
+    );
+    if (ok) query.reload();
+  };
+  return html`<section aria-labelledby="banned-title">
+    <h3 id="banned-title">${t("banned")}</h3>
+    <${Table}
+      label="banned"
+      empty="noBanned"
+      rows=${items}
+      rowKey=${(ban: Banned) => ban.userId}
+      columns=${[
+        ["author", (ban: Banned) => html`<span class="id">${ban.userId}</span>`],
+        ["why", (ban: Banned) => ban.reason],
+        ["bannedBy", (ban: Banned) => ban.bannedBy],
+        ["until", (ban: Banned) => (ban.expiresAt ? when(ban.expiresAt) : t("forever"))],
+        [
+          "actions",
+          (ban: Banned) => html`<button type="button" onClick=${() => void unban(ban)}>${t("unban")}</button>`,
+        ],
+      ]}
+    />
+  </section>`;
+}

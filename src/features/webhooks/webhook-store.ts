@@ -1,0 +1,253 @@
+// The WebhookEndpoint and WebhookDelivery tables. Deliveries are a durable queue: written in the
+// projection's applying transaction, claimed with a lease (one statement; FOR UPDATE SKIP LOCKED
+// on PostgreSQL, so instances claim side by side and never the same row), their outcomes
+// recorded only by the claim that holds them (its attempt number tells it from a later claim).
+// Claims, renewals and outcomes run on the driver, prepared once (src/db/driver-statements.ts).
+import type { Db, Tx } from "../../db/client.ts";
+import { driverStatements, type WebhookDelivery, type WebhookEndpoint } from "../../db/client.ts";
+import type { Provider } from "../../db/database-url.ts";
+import { asDate, type DriverStatements } from "../../db/driver-statements.ts";
+import type { WebhookDeclaration } from "../../config/config.ts";
+
+/** A claim is its row on its attempt. */
+export interface DeliveryClaim {
+  id: number;
+  attempts: number;
+}
+
+/** What an attempt leaves on its row. */
+export interface DeliveryOutcome {
+  status: "pending" | "delivered" | "failed";
+  lastStatus: number | null;
+  lastError: string | null;
+  lastLatencyMs: number;
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+}
+
+/** A claimed delivery with what sending it needs. */
+export type ClaimedDelivery = WebhookDelivery & { url: string; secret: string };
+
+const claimSql = (lock: string) => `
+  UPDATE "WebhookDelivery" SET "leaseUntil" = $2, "attempts" = "attempts" + 1
+  WHERE "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
+    SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+    WHERE d."status" = 'pending' AND d."nextAttemptAt" <= $1 AND (d."leaseUntil" IS NULL OR d."leaseUntil" < $1)
+      AND e."status" = 'active'
+    ORDER BY d."nextAttemptAt", d."id"
+    LIMIT $3
+    ${lock}
+  )
+  RETURNING *`;
+const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE OF d SKIP LOCKED") };
+const HELD = `"id" = $1 AND "attempts" = $2 AND "status" = 'pending'`;
+
+type DeliveryRow = Omit<WebhookDelivery, "nextAttemptAt" | "leaseUntil" | "createdAt" | "completedAt"> &
+  Record<"nextAttemptAt" | "createdAt", string | Date> &
+  Record<"leaseUntil" | "completedAt", string | Date | null>;
+
+const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
+  ...row,
+  nextAttemptAt: asDate(row.nextAttemptAt)!,
+  leaseUntil: asDate(row.leaseUntil),
+  createdAt: asDate(row.createdAt)!,
+  completedAt: asDate(row.completedAt),
+});
+
+export const configEndpointId = (siteId: string, name: string) => `config-${siteId}-${name}`;
+
+export class WebhookStore {
+  constructor(private readonly db: Db) {}
+
+  private get driver(): DriverStatements {
+    return driverStatements(this.db);
+  }
+
+  // ------------------------------------------------------------ endpoints --
+
+  countForSite(siteId: string): Promise<number> {
+    return this.db.webhookEndpoint.count({ where: { siteId } });
+  }
+
+  create(data: {
+    id: string;
+    siteId: string;
+    url: string;
+    secret: string;
+    events: string[];
+  }): Promise<WebhookEndpoint> {
+    return this.db.webhookEndpoint.create({
+      data: { ...data, source: "api", events: JSON.stringify(data.events) },
+    });
+  }
+
+  find(siteId: string, id: string): Promise<WebhookEndpoint | null> {
+    return this.db.webhookEndpoint.findFirst({ where: { id, siteId } });
+  }
+
+  list(siteId: string): Promise<WebhookEndpoint[]> {
+    return this.db.webhookEndpoint.findMany({ where: { siteId }, orderBy: { createdAt: "asc" } });
+  }
+
+  update(
+    id: string,
+    data: Partial<Pick<WebhookEndpoint, "url" | "secret" | "events" | "status" | "disabledReason" | "disabledAt">>,
+  ): Promise<WebhookEndpoint> {
+    return this.db.webhookEndpoint.update({ where: { id }, data });
+  }
+
+  /** Deletes an endpoint and its deliveries. */
+  async remove(id: string): Promise<void> {
+    await this.db.$transaction([
+      this.db.webhookDelivery.deleteMany({ where: { endpointId: id } }),
+      this.db.webhookEndpoint.deleteMany({ where: { id } }),
+    ]);
+  }
+
+  /** Makes the declared endpoints of every site exactly `declared` (by site); other config endpoints go. */
+  async syncDeclarations(declared: Map<string, WebhookDeclaration[]>): Promise<void> {
+    const keep: string[] = [];
+    for (const [siteId, declarations] of declared) {
+      for (const d of declarations) {
+        const id = configEndpointId(siteId, d.name);
+        keep.push(id);
+        const fields = { url: d.url, secret: d.secret, events: JSON.stringify(d.events) };
+        await this.db.webhookEndpoint.upsert({
+          where: { id },
+          create: { id, siteId, source: "config", ...fields },
+          update: fields,
+        });
+      }
+    }
+    const gone = await this.db.webhookEndpoint.findMany({
+      where: { source: "config", id: { notIn: keep } },
+      select: { id: true },
+    });
+    for (const { id } of gone) await this.remove(id);
+  }
+
+  // ----------------------------------------------------------- deliveries --
+
+  /** The site's active endpoints, in the applying transaction. */
+  activeEndpoints(tx: Tx, siteId: string): Promise<Array<Pick<WebhookEndpoint, "id" | "events">>> {
+    return tx.webhookEndpoint.findMany({ where: { siteId, status: "active" }, select: { id: true, events: true } });
+  }
+
+  /** Queues a message for endpoints, once each: endpoints that have it already are skipped. */
+  async enqueue(
+    tx: Tx,
+    endpointIds: string[],
+    message: {
+      messageId: string;
+      siteId: string;
+      pageSlug: string;
+      eventType: string;
+      commentEventId: string;
+      now: Date;
+    },
+  ): Promise<void> {
+    const existing = await tx.webhookDelivery.findMany({
+      where: { messageId: message.messageId, endpointId: { in: endpointIds } },
+      select: { endpointId: true },
+    });
+    const has = new Set(existing.map((d) => d.endpointId));
+    const { now, ...fields } = message;
+    const missing = endpointIds.filter((id) => !has.has(id));
+    if (missing.length === 0) return;
+    await tx.webhookDelivery.createMany({
+      data: missing.map((endpointId) => ({ ...fields, endpointId, createdAt: now, nextAttemptAt: now })),
+    });
+  }
+
+  /** Claims up to `limit` due deliveries of active endpoints (attempts counts this one). */
+  async claim(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.driver.run<DeliveryRow>(CLAIM[provider], [now, leaseUntil, limit]);
+    if (rows.length === 0) return [];
+    const deliveries = rows.map(toDelivery);
+    const endpoints = await this.db.webhookEndpoint.findMany({
+      where: { id: { in: [...new Set(deliveries.map((d) => d.endpointId))] } },
+      select: { id: true, url: true, secret: true },
+    });
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    // An endpoint deleted meanwhile takes its deliveries with it.
+    return deliveries.flatMap((d) => {
+      const endpoint = byId.get(d.endpointId);
+      return endpoint ? [{ ...d, url: endpoint.url, secret: endpoint.secret }] : [];
+    });
+  }
+
+  /** Stores the body rendered at a delivery's first attempt (every retry sends it unchanged). */
+  async setPayload(claim: DeliveryClaim, payload: string): Promise<void> {
+    await this.driver.run(`UPDATE "WebhookDelivery" SET "payload" = $3 WHERE ${HELD}`, [
+      claim.id,
+      claim.attempts,
+      payload,
+    ]);
+  }
+
+  async renewLease(claim: DeliveryClaim, leaseUntil: Date): Promise<void> {
+    await this.driver.run(`UPDATE "WebhookDelivery" SET "leaseUntil" = $3 WHERE ${HELD}`, [
+      claim.id,
+      claim.attempts,
+      leaseUntil,
+    ]);
+  }
+
+  /** Records an attempt's outcome unless the claim was lost meanwhile; false when it was. */
+  async record(claim: DeliveryClaim, outcome: DeliveryOutcome): Promise<boolean> {
+    const { count } = await this.driver.run(
+      `UPDATE "WebhookDelivery" SET "status" = $3, "lastStatus" = $4, "lastError" = $5, "lastLatencyMs" = $6,
+        "nextAttemptAt" = COALESCE($7, "nextAttemptAt"), "completedAt" = $8, "leaseUntil" = NULL WHERE ${HELD}`,
+      [
+        claim.id,
+        claim.attempts,
+        outcome.status,
+        outcome.lastStatus,
+        outcome.lastError,
+        outcome.lastLatencyMs,
+        outcome.nextAttemptAt,
+        outcome.completedAt,
+      ],
+    );
+    return count > 0;
+  }
+
+  /** Disables an endpoint (its deliveries stay, waiting until it is enabled again). */
+  async disable(endpointId: string, reason: string, at: Date): Promise<void> {
+    await this.db.webhookEndpoint.updateMany({
+      where: { id: endpointId, status: "active" },
+      data: { status: "disabled", disabledReason: reason, disabledAt: at },
+    });
+  }
+
+  /**
+   * Enables an endpoint again; its failed deliveries are retried from now (a fresh 24 hours
+   * each), its pending ones resume.
+   */
+  async enable(endpointId: string, now: Date): Promise<void> {
+    await this.db.$transaction([
+      this.db.webhookEndpoint.update({
+        where: { id: endpointId },
+        data: { status: "active", disabledReason: null, disabledAt: null },
+      }),
+      this.db.webhookDelivery.updateMany({
+        where: { endpointId, status: "failed" },
+        data: { status: "pending", nextAttemptAt: now, createdAt: now, completedAt: null },
+      }),
+    ]);
+  }
+
+  /** An endpoint's deliveries, newest first, before the delivery id `before` (null: from the newest). */
+  deliveries(endpointId: string, before: number | null, limit: number): Promise<WebhookDelivery[]> {
+    return this.db.webhookDelivery.findMany({
+      where: { endpointId, ...(before === null ? {} : { id: { lt: before } }) },
+      orderBy: { id: "desc" },
+      take: limit,
+    });
+  }
+
+  /** Deletes the deliveries delivered before `before` (maintenance); failed ones wait for their endpoint to be enabled. */
+  async pruneDelivered(before: Date): Promise<void> {
+    await this.db.webhookDelivery.deleteMany({ where: { status: "delivered", completedAt: { lt: before } } });
+  }
+}

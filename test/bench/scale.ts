@@ -1,0 +1,362 @@
+// Scale figures (`--sections scale`): the read model filled to size by cloning the real first
+// comment of the seeded page in SQL — 1,000,000 comments on one page, and 100,000 pages of 10
+// comments (a room with the real room's projected state, a member row, positions and a count
+// each) — then read uncached (a second
+// instance with `read_cache.max_entries = 0`, 10 connections, 20 a page): page 1, the middle
+// page, the last page and newest-first page 1 of the big page, and page 1 of a random one of
+// the 100,000 pages, each beside the same read of the seeded 10,000-comment page measured in the
+// same rounds. Cold: the first slice on a fresh instance after the OS page cache was dropped
+// (when run as root; PostgreSQL's own buffers stay warm), beside the 10k page's read made cold the
+// same way; warm: rounds on one instance after a warm-up. Every fill
+// is checked against the database (counts, positions) and every figure's answer against the
+// rows it should hold. Also the service process's RSS and the database's size. Goals (issue 35):
+// every figure ≥ 80% of the 10k figure, p99 ≤ 25 ms.
+import { execSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { combine, query } from "./reads.ts";
+import { pageStatement } from "../../src/features/comments/comment-read-store.ts";
+import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
+
+const BIG_PAGE = "scale-1m";
+const BIG_COMMENTS = 1_000_000;
+const PAGES = 100_000;
+const PER_PAGE_COMMENTS = 10;
+const PAGE_PREFIX = "scale-p";
+const PER_PAGE = 20;
+const CONNECTIONS = 10;
+const ROUNDS = 3;
+
+type Db = BenchContext["service"]["services"]["db"];
+
+/** The integers 1..n as rows `s(i)` (a recursive CTE: both databases have it). */
+const series = (n: number) => `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${n})`;
+
+async function columnsOf(db: Db, kind: string, table: string): Promise<string[]> {
+  if (kind === "sqlite")
+    return (
+      (await db.$queryRawUnsafe(`SELECT name FROM pragma_table_info('${table}')`)) as Array<{ name: string }>
+    ).map((c) => c.name);
+  return (
+    (await db.$queryRawUnsafe(
+      `SELECT column_name::text AS name FROM information_schema.columns WHERE table_name = '${table}' AND table_schema = current_schema() ORDER BY ordinal_position`,
+    )) as Array<{ name: string }>
+  ).map((c) => c.name);
+}
+
+/**
+ * Inserts n copies of the row of `table` that `where` selects, one per i in 1..n: each column as
+ * the template row has it unless `overrides` gives an SQL expression (of `t.` and `i`) for it.
+ */
+async function cloneRows(
+  ctx: BenchContext,
+  table: string,
+  where: string,
+  n: number,
+  overrides: Record<string, string>,
+  skip: string[] = [],
+  templates = 1,
+): Promise<void> {
+  const db = ctx.service.services.db;
+  const columns = (await columnsOf(db, ctx.database.kind, table)).filter((c) => !skip.includes(c));
+  const values = columns.map((c) => overrides[c] ?? `t."${c}"`);
+  const inserted = await db.$executeRawUnsafe(
+    `${series(n)} INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) SELECT ${values.join(", ")} FROM "${table}" t, s WHERE ${where}`,
+  );
+  if (inserted !== n * templates) throw new Error(`scale fill: ${table} got ${inserted} rows, not ${n * templates}`);
+}
+
+/** Fills the big page and the many pages from the seeded page's first (real) comment; checks them. */
+async function fill(ctx: BenchContext): Promise<void> {
+  const { siteId, pageSlug, roomId } = ctx.seeded;
+  const db = ctx.service.services.db;
+  const first = (await db.comment.findFirst({
+    where: { siteId, pageSlug, authorType: "visitor" },
+    orderBy: { originServerTs: "asc" },
+  }))!;
+  const template = `t."eventId" = '${first.eventId}'`;
+  const member = `t."roomId" = '${roomId}' AND t."userId" = '${first.sender}'`;
+  const room = `t."roomId" = '${roomId}'`;
+  const page = (i: string) => `'${PAGE_PREFIX}' || ((${i} - 1) / ${PER_PAGE_COMMENTS})`;
+  const pageRoom = (i: string) => `'!scale' || ((${i} - 1) / ${PER_PAGE_COMMENTS}) || ':localhost'`;
+  const bigRoom = `'!scale-big:localhost'`;
+  const ts = (i: string) => `t."originServerTs" + ${i}`;
+
+  // The big page: a room, its member, a million comments, their positions and count.
+  await cloneRows(ctx, "Room", room, 1, { roomId: bigRoom, pageSlug: `'${BIG_PAGE}'` });
+  await cloneRows(ctx, "RoomMember", member, 1, { roomId: bigRoom });
+  // Each room's projected state (name, power levels, …) as the real room has it.
+  const states = await db.roomState.count({ where: { roomId } });
+  await cloneRows(ctx, "RoomState", room, 1, { roomId: bigRoom }, [], states);
+  await cloneRows(ctx, "MatrixEvent", template, BIG_COMMENTS, { eventId: `'$big' || i`, roomId: bigRoom }, ["seq"]);
+  await cloneRows(ctx, "Comment", template, BIG_COMMENTS, {
+    eventId: `'$big' || i`,
+    roomId: bigRoom,
+    pageSlug: `'${BIG_PAGE}'`,
+    submissionId: "NULL",
+    originServerTs: ts("i"),
+  });
+  await cloneRows(ctx, "CommentPosition", template, BIG_COMMENTS, {
+    eventId: `'$big' || i`,
+    pageSlug: `'${BIG_PAGE}'`,
+    originServerTs: ts("i"),
+    position: "i",
+  });
+  await db.pageCommentCount.create({ data: { siteId, pageSlug: BIG_PAGE, count: BIG_COMMENTS } });
+
+  // The many pages: a room and a member each, ten comments each.
+  const rooms = PAGES;
+  await cloneRows(ctx, "Room", room, rooms, {
+    roomId: `'!scale' || (i - 1) || ':localhost'`,
+    pageSlug: `'${PAGE_PREFIX}' || (i - 1)`,
+  });
+  await cloneRows(ctx, "RoomMember", member, rooms, { roomId: `'!scale' || (i - 1) || ':localhost'` });
+  await cloneRows(ctx, "RoomState", room, rooms, { roomId: `'!scale' || (i - 1) || ':localhost'` }, [], states);
+  const comments = PAGES * PER_PAGE_COMMENTS;
+  await cloneRows(ctx, "MatrixEvent", template, comments, { eventId: `'$many' || i`, roomId: pageRoom("i") }, ["seq"]);
+  await cloneRows(ctx, "Comment", template, comments, {
+    eventId: `'$many' || i`,
+    roomId: pageRoom("i"),
+    pageSlug: page("i"),
+    submissionId: "NULL",
+    originServerTs: ts("i"),
+  });
+  await cloneRows(ctx, "CommentPosition", template, comments, {
+    eventId: `'$many' || i`,
+    pageSlug: page("i"),
+    originServerTs: ts("i"),
+    position: `((i - 1) % ${PER_PAGE_COMMENTS}) + 1`,
+  });
+  await db.$executeRawUnsafe(
+    `${series(PAGES)} INSERT INTO "PageCommentCount" ("siteId", "pageSlug", "count") SELECT '${siteId}', '${PAGE_PREFIX}' || (i - 1), ${PER_PAGE_COMMENTS} FROM s`,
+  );
+
+  // Checked: what each page holds, as counted, numbered 1..count without a gap or a repeat.
+  const counted = async (slugCondition: string) =>
+    (await db.$queryRawUnsafe(
+      `SELECT COUNT(*) AS n, COUNT(DISTINCT p."pageSlug" || '/' || p."position") AS distinctPositions, MAX(p."position") AS maxPosition,
+        (SELECT COUNT(*) FROM "Comment" c WHERE c."siteId" = '${siteId}' AND ${slugCondition.replaceAll("p.", "c.")}) AS comments,
+        (SELECT SUM(n."count") FROM "PageCommentCount" n WHERE n."siteId" = '${siteId}' AND ${slugCondition.replaceAll("p.", "n.")}) AS counted
+       FROM "CommentPosition" p WHERE p."siteId" = '${siteId}' AND ${slugCondition}`,
+    )) as Array<Record<string, bigint | number>>;
+  const expect = (what: string, row: Record<string, bigint | number>, total: number, maxPosition: number) => {
+    const numbers = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), Number(v)]));
+    const wrong =
+      numbers.n !== total ||
+      numbers.distinctpositions !== total ||
+      numbers.comments !== total ||
+      numbers.counted !== total ||
+      numbers.maxposition !== maxPosition;
+    if (wrong) throw new Error(`scale fill: ${what} is not as filled: ${JSON.stringify(numbers)}`);
+  };
+  expect("the big page", (await counted(`p."pageSlug" = '${BIG_PAGE}'`))[0]!, BIG_COMMENTS, BIG_COMMENTS);
+  expect("the many pages", (await counted(`p."pageSlug" LIKE '${PAGE_PREFIX}%'`))[0]!, comments, PER_PAGE_COMMENTS);
+  // The statistics of a bulk load now, as autovacuum would soon have them.
+  if (ctx.database.kind === "postgres") await db.$executeRawUnsafe("VACUUM ANALYZE");
+}
+
+/** The comment ids a page read must answer, from the positions table. */
+async function expectedIds(ctx: BenchContext, slug: string, from: number, to: number, desc: boolean) {
+  const rows = await ctx.service.services.db.commentPosition.findMany({
+    where: { siteId: ctx.seeded.siteId, pageSlug: slug, position: { gte: from, lte: to } },
+    orderBy: { position: desc ? "desc" : "asc" },
+    select: { eventId: true },
+  });
+  return rows.map((r) => r.eventId);
+}
+
+interface Read {
+  name: string;
+  slug: string;
+  body: Record<string, unknown>;
+  /** Positions the answer holds, and their order. */
+  positions: { from: number; to: number; desc: boolean };
+}
+
+/** Reads `read` once on `url` and compares its items and total with the database. */
+async function checkAnswer(ctx: BenchContext, url: string, read: Read, total: number): Promise<void> {
+  const res = await fetch(`${url}/api/v1/sites/${ctx.seeded.siteId}/pages/${read.slug}/comments`, query(read.body));
+  const answer = (await res.json()) as { data: Array<{ event_id: string }>; meta: { total: number } };
+  const want = await expectedIds(ctx, read.slug, read.positions.from, read.positions.to, read.positions.desc);
+  const got = answer.data.map((m) => m.event_id);
+  if (res.status !== 200 || answer.meta.total !== total || JSON.stringify(got) !== JSON.stringify(want))
+    throw new Error(
+      `scale: ${read.name} of ${read.slug} answered ${res.status}, total ${answer.meta?.total} (want ${total}), ${got.length} items ${got[0]}…${got.at(-1)} (want ${want[0]}…${want.at(-1)})`,
+    );
+}
+
+/** Drops the OS page cache (root only); false when it could not. */
+function dropOsCache(): boolean {
+  try {
+    execSync("sync && echo 1 > /proc/sys/vm/drop_caches", { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function databaseBytes(ctx: BenchContext): Promise<number> {
+  if (ctx.database.kind === "sqlite") {
+    const path = ctx.database.url.replace(/^file:/, "");
+    const size = (file: string) => {
+      try {
+        return statSync(file).size;
+      } catch {
+        return 0;
+      }
+    };
+    return size(path) + size(`${path}-wal`);
+  }
+  const [row] = (await ctx.service.services.db.$queryRawUnsafe(
+    "SELECT pg_database_size(current_database()) AS bytes",
+  )) as Array<{ bytes: bigint }>;
+  return Number(row!.bytes);
+}
+
+export default async function scale(ctx: BenchContext): Promise<BenchRow[]> {
+  const { commentCount, pageSlug } = ctx.seeded;
+  const started = Date.now();
+  await fill(ctx);
+  ctx.log(
+    `scale: filled ${BIG_COMMENTS} comments on one page and ${PAGES} pages of ${PER_PAGE_COMMENTS} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
+  const bigPages = BIG_COMMENTS / PER_PAGE;
+  const smallPages = Math.ceil(commentCount / PER_PAGE);
+  const middle = (pages: number) => Math.ceil(pages / 2);
+  const pageRead = (name: string, slug: string, page: number, count: number, desc = false): Read => {
+    const from = desc ? count - page * PER_PAGE + 1 : (page - 1) * PER_PAGE + 1;
+    return {
+      name,
+      slug,
+      body: { page, per_page: PER_PAGE, ...(desc ? { order: "desc" } : {}) },
+      positions: { from: Math.max(1, from), to: Math.min(count, from + PER_PAGE - 1), desc },
+    };
+  };
+  const pairs: Array<{ figure: string; small: Read; big: Read; random?: boolean }> = [
+    {
+      figure: "page 1",
+      small: pageRead("page 1", pageSlug, 1, commentCount),
+      big: pageRead("page 1", BIG_PAGE, 1, BIG_COMMENTS),
+    },
+    {
+      figure: "middle page",
+      small: pageRead("middle", pageSlug, middle(smallPages), commentCount),
+      big: pageRead("middle", BIG_PAGE, middle(bigPages), BIG_COMMENTS),
+    },
+    {
+      figure: "last page",
+      small: pageRead("last", pageSlug, smallPages, commentCount),
+      big: pageRead("last", BIG_PAGE, bigPages, BIG_COMMENTS),
+    },
+    {
+      figure: "newest first, page 1",
+      small: pageRead("newest first", pageSlug, 1, commentCount, true),
+      big: pageRead("newest first", BIG_PAGE, 1, BIG_COMMENTS, true),
+    },
+    {
+      figure: `a random one of ${PAGES} pages of ${PER_PAGE_COMMENTS}, page 1`,
+      small: pageRead("page 1", pageSlug, 1, commentCount),
+      big: pageRead("page 1", `${PAGE_PREFIX}${Math.floor(PAGES / 3)}`, 1, PER_PAGE_COMMENTS),
+      random: true,
+    },
+  ];
+  const rows: BenchRow[] = [];
+  const path = (slug: string) => `/api/v1/sites/${ctx.seeded.siteId}/pages/${slug}/comments`;
+  const slice = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
+  const uncachedInstance = () => ctx.startInstance({ worker: false, overrides: { "read_cache.max_entries": 0 } });
+  const options = (url: string, read: Read, random: boolean): LoadOptions => ({
+    ...query(read.body),
+    url: `${url}${path(read.slug)}`,
+    connections: CONNECTIONS,
+    ...(random ? { randomPath: { template: path(`${PAGE_PREFIX}{n}`), count: PAGES } } : {}),
+  });
+  /** A fresh instance's first reads after the OS page cache was dropped, with no warm-up. */
+  const coldSlice = async (read: Read, random: boolean) => {
+    const dropped = dropOsCache();
+    const instance = await uncachedInstance();
+    try {
+      return {
+        dropped,
+        result: await ctx.load({ ...options(instance.url, read, random), durationMs: slice, warmupMs: 0 }),
+      };
+    } finally {
+      await instance.stop();
+    }
+  };
+  for (const { figure, small, big, random } of pairs) {
+    // Cold, the 10k page's read and then the big one's, each on a fresh instance.
+    const coldSmall = await coldSlice(small, false);
+    const coldBig = await coldSlice(big, !!random);
+    const instance = await uncachedInstance();
+    try {
+      await checkAnswer(ctx, instance.url, big, random ? PER_PAGE_COMMENTS : BIG_COMMENTS);
+      await checkAnswer(ctx, instance.url, small, commentCount);
+      const smalls: LoadResult[] = [];
+      const bigs: LoadResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        smalls.push(await ctx.load({ ...options(instance.url, small, false), durationMs: slice, warmupMs: 300 }));
+        bigs.push(await ctx.load({ ...options(instance.url, big, !!random), durationMs: slice, warmupMs: 300 }));
+      }
+      const warm = combine(bigs);
+      const reference = combine(smalls);
+      const all = [coldSmall.result, coldBig.result, warm, reference];
+      const suspect = all.some((r) => r.errors > 0 || Object.keys(r.statuses).some((s) => s !== "200"))
+        ? ` (statuses ${JSON.stringify(all.map((r) => r.statuses))})`
+        : "";
+      const size = random ? `${PAGES} pages × ${PER_PAGE_COMMENTS}` : `${BIG_COMMENTS} on one page`;
+      rows.push({
+        figure: `scale: ${figure} (${size}), uncached, warm`,
+        value: format.load(warm) + suspect,
+        reference: `10k page, same read, same rounds: ${format.load(reference)}`,
+        ratio: `${format.ratio(warm.requestsPerSecond, reference.requestsPerSecond)} (goal ≥ 80%, p99 ≤ 25 ms)`,
+      });
+      rows.push({
+        figure: `scale: ${figure} (${size}), uncached, cold${coldBig.dropped ? " (OS page cache dropped)" : " (OS page cache kept: not root)"}`,
+        value: format.load(coldBig.result),
+        reference: `10k page, same read, cold the same way: ${format.load(coldSmall.result)}`,
+        ratio: `${format.ratio(coldBig.result.requestsPerSecond, coldSmall.result.requestsPerSecond)} (goal ≥ 80%, p99 ≤ 25 ms)`,
+      });
+    } finally {
+      await instance.stop();
+    }
+  }
+  if (ctx.database.kind === "postgres") await logPlans(ctx);
+  const rssMb = process.memoryUsage().rss / 2 ** 20;
+  rows.push({
+    figure: `scale: RSS of the bench process (the service instances run in it) after the figures; database size (${ctx.database.kind})`,
+    value: `RSS ${rssMb.toFixed(0)} MB; database ${((await databaseBytes(ctx)) / 2 ** 20).toFixed(0)} MB`,
+    reference: "",
+    ratio: "",
+  });
+  return rows;
+}
+
+/**
+ * PostgreSQL's plans of the list read, as the driver runs it (a generic plan: plan_cache_mode
+ * force_generic_plan, set per session by src/db/postgres-session.ts), executed: the big page's
+ * first page in either order, and a small page's, into the log.
+ */
+async function logPlans(ctx: BenchContext): Promise<void> {
+  const { siteId } = ctx.seeded;
+  const reads = [
+    { order: "asc" as const, slug: BIG_PAGE, first: 1, last: PER_PAGE },
+    { order: "desc" as const, slug: BIG_PAGE, first: 1, last: PER_PAGE },
+    { order: "asc" as const, slug: `${PAGE_PREFIX}${Math.floor(PAGES / 7)}`, first: 1, last: PER_PAGE },
+  ];
+  const db = ctx.service.services.db;
+  for (const read of reads) {
+    const plan = await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.$executeRawUnsafe(`PREPARE scale_plan(text, text, int, int) AS ${pageStatement(read.order)}`);
+      try {
+        return (await tx.$queryRawUnsafe(
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE scale_plan('${siteId}', '${read.slug}', ${read.first}, ${read.last})`,
+        )) as Array<{ "QUERY PLAN": string }>;
+      } finally {
+        await tx.$executeRawUnsafe("DEALLOCATE scale_plan");
+      }
+    });
+    ctx.log(
+      `scale: plan of ${read.order} ranks ${read.first}-${read.last} of ${read.slug}:\n${plan.map((r) => `    ${r["QUERY PLAN"]}`).join("\n")}`,
+    );
+  }
+}
