@@ -1,7 +1,8 @@
 // Uncached read figures: the QUERY reads of reads.ts on a second instance with the read cache
 // off (`read_cache.max_entries = 0`), so every read runs in full, each next to a bare node:http
 // server with the same body and to Synapse's own `/messages?limit=20` of the same room, measured
-// in the same run; the personalized read next to the anonymous one measured in the same rounds.
+// in the same run; the personalized read next to the anonymous one measured in the same rounds,
+// and so the site-level reads (site and page roles, the operator's site list).
 // Then single flight on the cached instance: 200 readers arriving right after
 // an invalidation of the page, and how many executions of the read they caused.
 import { combine, query, sideBySide, viewerProof } from "./reads.ts";
@@ -45,6 +46,33 @@ export default async function uncached(ctx: BenchContext): Promise<BenchRow[]> {
         value: row.value,
         reference: `${row.reference}; ${synapseText}`,
         ratio: `${row.ratio} of bare; ${(row.measured.requestsPerSecond / synapse.requestsPerSecond).toFixed(1)}× Synapse${personalized}`,
+      });
+    }
+    // Site-level reads, each beside the anonymous page 1 read measured in the same rounds.
+    const operator = { authorization: `Bearer ${ctx.config.security.operatorToken}` };
+    const siteReads = [
+      { figure: "GET site roles, uncached", path: `/api/v1/sites/${siteId}/roles`, request: { method: "GET" } },
+      {
+        figure: "GET page roles, uncached",
+        path: `/api/v1/sites/${siteId}/pages/${pageSlug}/roles`,
+        request: { method: "GET" },
+      },
+      {
+        figure: "QUERY operator sites (20), uncached",
+        path: "/api/v1/operator/sites",
+        request: { ...query({ page: 1, per_page: 20 }), headers: { ...query({}).headers, ...operator } },
+      },
+    ];
+    for (const read of siteReads) {
+      const row = await sideBySide(ctx, read.figure, read.request, read.path, instance.url, {
+        ...query({ page: 1, per_page: 20 }),
+        url: `${instance.url}${path}`,
+      });
+      rows.push({
+        figure: row.figure,
+        value: row.value,
+        reference: row.reference,
+        ratio: `${row.ratio} of bare; ${format.ratio(row.measured.requestsPerSecond, row.companion!.requestsPerSecond)} of the page 1 read (${format.rate(row.companion!.requestsPerSecond)} in the same rounds)`,
       });
     }
   } finally {

@@ -157,7 +157,8 @@ describe("site listing", () => {
       assert.equal(declared.has_secret, false);
       assert.equal(declared.secret_source, null);
       assert.equal(declared.space_room_id, null);
-      assert.ok(Date.parse(declared.created_at) <= Date.now());
+      const stored = await service.services.db.site.findUniqueOrThrow({ where: { id: DECLARED } });
+      assert.equal(declared.created_at, stored.createdAt.toISOString());
       const withSecret = byId.get(DECLARED_SECRET) as any;
       assert.equal(withSecret.has_secret, true);
       assert.equal(withSecret.secret_source, "config");
@@ -199,6 +200,9 @@ describe("site listing", () => {
       ids.slice(2, 4),
     );
     assert.deepEqual(second.meta, { total, page: 2, per_page: 2, total_pages: Math.ceil(total / 2) });
+    // Past the last page: no rows, the total still counted.
+    const past = await ok(await op("QUERY", "", { page: total + 1, per_page: 1 }));
+    assert.deepEqual(past, { data: [], meta: { total, page: total + 1, per_page: 1, total_pages: total } });
     const one = await ok(await op("QUERY", "", { site_id: DECLARED }));
     assert.deepEqual(
       one.data.map((s: any) => s.site_id),

@@ -16,8 +16,6 @@ export interface Rosters {
   moderators: RosterEntry[];
 }
 
-export const EMPTY_ROSTERS: Rosters = { admins: [], managers: [], moderators: [] };
-
 /**
  * The service's own users (the bot, virtual users) are never listed: the bot is the creator
  * with unlimited power, and visitors hold no roles.

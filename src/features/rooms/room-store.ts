@@ -96,6 +96,38 @@ export class RoomStore {
     });
   }
 
+  /**
+   * The site's Space and its power levels' content (null when either is not there yet); null
+   * when the site is not registered. On every site roles read: a driver statement.
+   */
+  async spacePowerLevels(siteId: string): Promise<{ spaceRoomId: string | null; content: string | null } | null> {
+    const [row] = await driverStatements(this.db).all<{ spaceRoomId: string | null; content: string | null }>(
+      `SELECT s."spaceRoomId" AS "spaceRoomId", p."content" AS "content" FROM "Site" s
+  LEFT JOIN "RoomState" p ON p."roomId" = s."spaceRoomId" AND p."type" = $2 AND p."stateKey" = ''
+  WHERE s."id" = $1`,
+      [siteId, EventType.PowerLevels],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * The page's active room and its power levels' content (each null when not there yet); null
+   * when the site is not registered. On every page roles read: a driver statement.
+   */
+  async pagePowerLevels(
+    siteId: string,
+    pageSlug: string,
+  ): Promise<{ roomId: string | null; content: string | null } | null> {
+    const [row] = await driverStatements(this.db).all<{ roomId: string | null; content: string | null }>(
+      `SELECT r."roomId" AS "roomId", p."content" AS "content" FROM "Site" s
+  LEFT JOIN (SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' LIMIT 1) r ON TRUE
+  LEFT JOIN "RoomState" p ON p."roomId" = r."roomId" AND p."type" = $3 AND p."stateKey" = ''
+  WHERE s."id" = $1`,
+      [siteId, pageSlug, EventType.PowerLevels],
+    );
+    return row ?? null;
+  }
+
   /** The current state events (state key "") of these types in these rooms. */
   currentState(roomIds: string[], types: string[]) {
     return this.db.roomState.findMany({ where: { roomId: { in: roomIds }, stateKey: "", type: { in: types } } });

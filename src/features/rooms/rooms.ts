@@ -4,8 +4,8 @@ import type { Db } from "../../db/client.ts";
 import { RoomStore } from "./room-store.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
 import { notFound } from "../../core/errors.ts";
-import { deriveRosters, EMPTY_ROSTERS, inServiceNamespace, type Rosters } from "./roles.ts";
-import type { Sites } from "../sites/sites.ts";
+import { deriveRosters, inServiceNamespace, type Rosters } from "./roles.ts";
+import { checkPath, siteNotFound, type Sites } from "../sites/sites.ts";
 import { EventType } from "../../contract/matrix-vocabulary.ts";
 
 /** Room info carries the most recent system messages only, oldest first. */
@@ -70,29 +70,35 @@ export async function roomInfo(deps: RoomReadDeps, siteId: string, pageSlug: str
 
 /** The page room's rosters, from its power levels. */
 export async function pageRoles(deps: RoomReadDeps, siteId: string, pageSlug: string): Promise<PageRoster> {
-  const rooms = new RoomStore(deps.db);
-  const roomId = await activeRoomId(deps, rooms, siteId, pageSlug);
-  return { siteId, pageSlug, roomId, ...(await rostersOf(deps, rooms, roomId)) };
+  checkPath(siteId, pageSlug);
+  const page = await new RoomStore(deps.db).pagePowerLevels(siteId, pageSlug);
+  if (!page) throw siteNotFound(siteId);
+  if (!page.roomId) throw roomNotFound(siteId, pageSlug);
+  return { siteId, pageSlug, roomId: page.roomId, ...rosters(deps, page.content) };
 }
 
 /** The site's rosters, from its Space's power levels: empty until the Space exists. */
 export async function siteRoles(deps: RoomReadDeps, siteId: string): Promise<Rosters> {
-  await deps.sites.requireReadable(siteId);
-  const spaceRoomId = await deps.sites.store.spaceRoomIdOrThrow(siteId);
-  return spaceRoomId ? rostersOf(deps, new RoomStore(deps.db), spaceRoomId) : EMPTY_ROSTERS;
+  checkPath(siteId);
+  const space = await new RoomStore(deps.db).spacePowerLevels(siteId);
+  if (!space) throw siteNotFound(siteId);
+  return rosters(deps, space.content);
 }
 
 /** 400 for malformed ids, 404 for an unregistered site or a page without an active room yet. */
 async function activeRoomId(deps: RoomReadDeps, rooms: RoomStore, siteId: string, pageSlug: string): Promise<string> {
   await deps.sites.requireReadable(siteId, pageSlug);
   const roomId = await rooms.activeRoomId(siteId, pageSlug);
-  if (!roomId) throw notFound("room-not-found", `Page ${siteId}/${pageSlug} has no room yet.`);
+  if (!roomId) throw roomNotFound(siteId, pageSlug);
   return roomId;
 }
 
-async function rostersOf(deps: RoomReadDeps, rooms: RoomStore, roomId: string): Promise<Rosters> {
-  const state = await currentState(rooms, roomId, [EventType.PowerLevels]);
-  return deriveRosters(state.get(EventType.PowerLevels), inServiceNamespace(deps.names));
+const roomNotFound = (siteId: string, pageSlug: string) =>
+  notFound("room-not-found", `Page ${siteId}/${pageSlug} has no room yet.`);
+
+/** Rosters from a power levels content (JSON), or empty ones when there is none. */
+function rosters(deps: RoomReadDeps, powerLevels: string | null): Rosters {
+  return deriveRosters(powerLevels === null ? undefined : JSON.parse(powerLevels), inServiceNamespace(deps.names));
 }
 
 /** The room's current content of each state type (state key ""). */

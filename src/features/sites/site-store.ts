@@ -1,6 +1,7 @@
 // The Site aggregate (a site and its origins): every query of the sites and operator features.
 import type { Db, Prisma } from "../../db/client.ts";
 import { driverStatements } from "../../db/client.ts";
+import { asDate } from "../../db/driver-statements.ts";
 import type { SiteDeclaration } from "../../config/config.ts";
 
 const WITH_ORIGINS = { origins: { select: { origin: true, source: true } } } as const;
@@ -32,6 +33,25 @@ type WriteGateRow = Omit<SiteWithOrigins, "origins" | "idGenerated"> & {
 const WRITE_GATE = `SELECT s."id", s."source", s."status", s."spaceRoomId", s."hmacSecret", s."idGenerated", s."claimTokenHash", o."origin", o."source" AS "originSource",
   EXISTS (SELECT 1 FROM "Room" r WHERE r."siteId" = s."id" AND r."pageSlug" = $2 AND r."state" = 'retiring') AS "pageRetiring"
 FROM "Site" s LEFT JOIN "SiteOrigin" o ON o."siteId" = s."id" WHERE s."id" = $1`;
+
+/** A page of sites by id with their origins (a row per origin) and the count of all the sites asked for ($3: one site). */
+const sitePage = (
+  where: string,
+) => `SELECT s."id", s."source", s."idGenerated", s."claimTokenHash", s."status", s."spaceRoomId", s."hmacSecret", s."pageUrlPattern", s."createdAt", s."updatedAt", s."total", o."origin", o."source" AS "originSource"
+FROM (SELECT *, COUNT(*) OVER () AS "total" FROM "Site"${where} ORDER BY "id" LIMIT $1 OFFSET $2) s
+LEFT JOIN "SiteOrigin" o ON o."siteId" = s."id" ORDER BY s."id", o."origin"`;
+const SITE_PAGE_ALL = sitePage("");
+const SITE_PAGE_ONE = sitePage(` WHERE "id" = $3`);
+
+/** A row of the site page (drivers give 0/1 or booleans, text or dates, numbers or text for the count). */
+type SitePageRow = Omit<SiteRow, "origins" | "idGenerated" | "createdAt" | "updatedAt"> & {
+  idGenerated: boolean | number;
+  createdAt: string | Date;
+  updatedAt: string | Date;
+  total: number | string;
+  origin: string | null;
+  originSource: string | null;
+};
 
 export class SiteStore {
   constructor(private readonly db: Db) {}
@@ -136,12 +156,12 @@ export class SiteStore {
     );
   }
 
-  /** The site's Space; throws when the site is not registered. */
   /** Whether the room is some site's Space. */
   async isSpace(roomId: string): Promise<boolean> {
     return (await this.db.site.count({ where: { spaceRoomId: roomId } })) > 0;
   }
 
+  /** The site's Space; throws when the site is not registered. */
   async spaceRoomIdOrThrow(siteId: string): Promise<string | null> {
     return (await this.db.site.findUniqueOrThrow({ where: { id: siteId }, select: { spaceRoomId: true } })).spaceRoomId;
   }
@@ -182,14 +202,39 @@ export class SiteStore {
     return count > 0;
   }
 
-  /** One page of sites (all, or the one with `siteId`) by id, and how many there are. */
+  /** One page of sites (all, or the one with `siteId`) by id, and how many there are: on the operator's list, one driver statement. */
   async page(siteId: string | null, skip: number, take: number): Promise<{ total: number; rows: SiteRow[] }> {
-    const where = siteId === null ? {} : { id: siteId };
-    const [total, rows] = await Promise.all([
-      this.db.site.count({ where }),
-      this.db.site.findMany({ where, include: WITH_ORIGINS, orderBy: { id: "asc" }, skip, take }),
-    ]);
-    return { total, rows };
+    const found = await driverStatements(this.db).all<SitePageRow>(
+      siteId === null ? SITE_PAGE_ALL : SITE_PAGE_ONE,
+      siteId === null ? [take, skip] : [take, skip, siteId],
+    );
+    const rows = new Map<string, SiteRow>();
+    for (const row of found) {
+      let site = rows.get(row.id);
+      if (!site) {
+        site = {
+          id: row.id,
+          source: row.source,
+          idGenerated: Boolean(row.idGenerated),
+          claimTokenHash: row.claimTokenHash,
+          status: row.status,
+          spaceRoomId: row.spaceRoomId,
+          hmacSecret: row.hmacSecret,
+          pageUrlPattern: row.pageUrlPattern,
+          createdAt: asDate(row.createdAt)!,
+          updatedAt: asDate(row.updatedAt)!,
+          origins: [],
+        };
+        rows.set(row.id, site);
+      }
+      if (row.origin !== null) site.origins.push({ origin: row.origin, source: row.originSource! });
+    }
+    // A page past the end has no row to carry the total.
+    const [first] = found;
+    const total = first
+      ? Number(first.total)
+      : await this.db.site.count({ where: siteId === null ? {} : { id: siteId } });
+    return { total, rows: [...rows.values()] };
   }
 
   /** A site shaped as a GraphQL query selects it. */
