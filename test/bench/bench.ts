@@ -1,4 +1,4 @@
-// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--sections pure,reads,uncached,busy,writes,live,counts,import,scale] [--verbose]
+// npm run bench [-- --db sqlite|postgres] [--duration ms] [--connections n] [--import-pages n] [--sections pure,reads,uncached,busy,writes,live,counts,import,scale] [--verbose]
 // Starts what it needs — the local Synapse (instance "bench", port 18090, fresh), a fresh SQLite
 // or PostgreSQL database, a service instance (port 18091) — seeds a 10,000-comment page, runs the
 // sections (pure figures here; reads.ts, uncached.ts, busy.ts, writes.ts, live.ts, counts.ts, each a Section, see
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     duration: { type: "string", default: "5000" },
     connections: { type: "string", default: "20" },
     comments: { type: "string", default: "10000" },
+    "import-pages": { type: "string", default: "1000" },
     sections: { type: "string", default: "pure,reads,uncached,busy,writes,live" },
     verbose: { type: "boolean", default: false },
   },
@@ -314,6 +315,7 @@ if (sections.length > 0) {
       config,
       database: { kind, url: database.url },
       durationMs,
+      importPages: Number(args["import-pages"]),
       homeserver: { url: config.matrix.homeserverUrl, asToken: config.matrix.asToken, serverName: SERVER_NAME },
       seeded: { siteId: SITE, pageSlug: PAGE, roomId, commentCount, origin: ORIGIN, viewer: visitor },
       load,

@@ -60,6 +60,8 @@ export interface BenchContext {
   /** The measured duration per figure the runner was given (--duration); load() uses it by default. */
   durationMs: number;
   homeserver: { url: string; asToken: string; serverName: string };
+  /** The import section's size in pages of 100 comments (--import-pages; the issue's figure is 1,000). */
+  importPages: number;
   /**
    * The seeded site and page: `commentCount` comments in the page room `roomId`; `viewer` wrote
    * the first (real) comment and reacted to each comment of page 1 (for personalized reads).
