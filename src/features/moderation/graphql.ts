@@ -22,7 +22,7 @@ import { connectionType, DashboardPageType, DashboardSite } from "../dashboard/g
 import { DASHBOARD_FIELD } from "../dashboard/root-fields.ts";
 import { HOLD_MODES, type HoldSetting } from "./hold-rules.ts";
 import { checkBulkSize, type Moderation } from "./moderation.ts";
-import { isClosed, roomModeration } from "./page-closure.ts";
+import { isClosed, roomPins, roomPowerLevels } from "./page-closure.ts";
 import type { HeldSubmission } from "./moderation-store.ts";
 import { EventType } from "../../contract/matrix-vocabulary.ts";
 import { MAX_BULK_DELETE } from "../../config/limits.ts";
@@ -367,11 +367,11 @@ builder.objectFields(CommentPage, (t) => ({
     description:
       "The page's pinned comments (m.room.pinned_events), in pin order, deleted ones left out: a widget shows them first. On every page of the list; they stay in `data` at their place too.",
     resolve: (page, _args, ctx) =>
-      ctx.services.moderation.pinnedComments(page.siteId, page.pageSlug, roomModeration(page.roomState).pinned),
+      ctx.services.moderation.pinnedComments(page.siteId, page.pageSlug, roomPins(page.roomState)),
   }),
   closed: t.boolean({
     description: "The page is closed to new comments (writes answer 403 page-closed): a widget hides its composer.",
-    resolve: (page) => isClosed(roomModeration(page.roomState).powerLevels),
+    resolve: (page) => isClosed(roomPowerLevels(page.roomState)),
   }),
   pending: t.field({
     type: [HeldComment],

@@ -47,15 +47,24 @@ export function reopenedLevels(content: Levels): Levels {
   return { ...content, events, events_default: usersDefault(content) };
 }
 
-/** What a page room's state says of its moderation: its power levels ({} when none) and its pins, in order. */
-export function roomModeration(contents: PageRoomContents): { powerLevels: Levels; pinned: string[] } {
-  const parse = (json: string | null): Levels => {
-    const value: unknown = json === null ? {} : JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Levels) : {};
-  };
-  const pinned = parse(contents.pinnedEvents).pinned;
-  return {
-    powerLevels: parse(contents.powerLevels),
-    pinned: Array.isArray(pinned) ? pinned.filter((id): id is string => typeof id === "string") : [],
-  };
+/** A state event's content (JSON) as an object: {} when there is none, or it is not an object. */
+const stateContent = (json: string | null): Levels => {
+  const value: unknown = json === null ? {} : JSON.parse(json);
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Levels) : {};
+};
+
+/** A page room's power levels as its projected state has them ({} when none). */
+export const roomPowerLevels = (contents: PageRoomContents): Levels => stateContent(contents.powerLevels);
+
+/** A page room's pinned comments' ids, in pin order, as its projected state has them. */
+export function roomPins(contents: PageRoomContents): string[] {
+  if (contents.pinnedEvents === null) return [];
+  const pinned = stateContent(contents.pinnedEvents).pinned;
+  return Array.isArray(pinned) ? pinned.filter((id): id is string => typeof id === "string") : [];
 }
+
+/** What a page room's state says of its moderation: its power levels and its pins. */
+export const roomModeration = (contents: PageRoomContents): { powerLevels: Levels; pinned: string[] } => ({
+  powerLevels: roomPowerLevels(contents),
+  pinned: roomPins(contents),
+});
