@@ -75,9 +75,19 @@ const COMMENT_COLUMNS = [
 ]
   .map((column) => `c."${column}"`)
   .join(", ");
+/** The author's current profile in the room, joined as `m`. */
+const MEMBER_COLUMNS = `m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"`;
 
 /** A list's order: chronological (its maintained positions), or "top" (the most reactions first). */
 export type CommentOrder = "asc" | "desc" | "top";
+
+/**
+ * A state event's content in the page's newest active room (its power levels say whether the page
+ * is closed, its pinned events what is pinned): a subquery that names no row of the outer
+ * statement, so both databases evaluate it once per statement, not once per comment.
+ */
+const roomState = (type: string) =>
+  `SELECT "content" FROM "RoomState" WHERE "roomId" = (SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' ORDER BY "createdAt" DESC LIMIT 1) AND "type" = '${type}' AND "stateKey" = ''`;
 
 /**
  * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
@@ -88,14 +98,6 @@ export type CommentOrder = "asc" | "desc" | "top";
  * read adds the keys the viewer ($5) reacted with on each comment, in one column: a comment is one
  * row however many keys its viewer used.
  */
-/**
- * A state event's content in the page's newest active room (its power levels say whether the page
- * is closed, its pinned events what is pinned): a subquery that names no row of the outer
- * statement, so both databases evaluate it once per statement, not once per comment.
- */
-const roomState = (type: string) =>
-  `SELECT "content" FROM "RoomState" WHERE "roomId" = (SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' ORDER BY "createdAt" DESC LIMIT 1) AND "type" = '${type}' AND "stateKey" = ''`;
-
 const pageSql = (order: CommentOrder, viewer: boolean) => {
   const viewerKeys = viewer
     ? `, (SELECT string_agg(r."key", '${VIEWER_KEYS_SEPARATOR}') FROM "Reaction" r WHERE r."targetEventId" = c."eventId" AND r."sender" = $5) AS "viewerKeys"`
@@ -109,7 +111,7 @@ const pageSql = (order: CommentOrder, viewer: boolean) => {
     order === "top"
       ? `c."reactionCount" DESC, c."originServerTs", c."eventId"`
       : `p."position" ${order === "asc" ? "ASC" : "DESC"}`;
-  return `SELECT n."count" AS "pageCount", (${roomState(EventType.PowerLevels)}) AS "roomPowerLevels", (${roomState(EventType.PinnedEvents)}) AS "roomPinnedEvents", ${COMMENT_COLUMNS}, m."membership" AS "memberMembership", m."displayName" AS "memberDisplayName", m."avatarUrl" AS "memberAvatarUrl"${viewerKeys}
+  return `SELECT n."count" AS "pageCount", (${roomState(EventType.PowerLevels)}) AS "roomPowerLevels", (${roomState(EventType.PinnedEvents)}) AS "roomPinnedEvents", ${COMMENT_COLUMNS}, ${MEMBER_COLUMNS}${viewerKeys}
   FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
   ${comments}
   LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
@@ -121,6 +123,13 @@ const VIEWER_PAGE = Object.fromEntries(ORDERS.map((o) => [o, pageSql(o, true)]))
 
 /** The anonymous list read's statement of an order (its parameters: site, page, first rank, last rank), for its plans (the benchmark's scale section). */
 export const pageStatement = (order: CommentOrder): string => PAGE[order];
+
+/** Some comments of a page by event id, deleted ones left out, with their authors' profiles (one statement per number of ids, its text made once). */
+const pageCommentsSqlByArity: string[] = [];
+const pageCommentsSql = (n: number) =>
+  (pageCommentsSqlByArity[n] ??= `SELECT ${COMMENT_COLUMNS}, ${MEMBER_COLUMNS}
+  FROM "Comment" c LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
+  WHERE c."siteId" = $1 AND c."pageSlug" = $2 AND c."status" <> 'redacted' AND c."eventId" IN (${Array.from({ length: n }, (_, i) => `$${i + 3}`).join(", ")})`);
 
 /** A viewer's reactions in force on some comments (one statement per number of comments, its text made once). */
 const viewerReactionsSqlByArity: string[] = [];
@@ -204,6 +213,17 @@ export class CommentReadStore {
     const viewerKeys = (row: ListedRow) =>
       viewer === null ? null : (row.viewerKeys?.split(VIEWER_KEYS_SEPARATOR) ?? []);
     return { total, comments: rows.map((row) => toListed(page, row, viewerKeys(row))), roomState };
+  }
+
+  /** The page's comments `eventIds` (distinct) that stand (deleted ones left out), in no order. */
+  async pageComments(page: PageKey, eventIds: string[]): Promise<ListedComment[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.reads.all<ListedRow>(pageCommentsSql(eventIds.length), [
+      page.siteId,
+      page.pageSlug,
+      ...eventIds,
+    ]);
+    return rows.map((row) => toListed(page, row, null));
   }
 
   /** The reactions `sender` has in force on the comments `eventIds`. */

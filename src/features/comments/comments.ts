@@ -6,7 +6,13 @@ import { parsePublicKey, parseSignature, verifySignature } from "../../security/
 import { checkPagination, MAX_PER_PAGE, rankWindow } from "../../core/pagination.ts";
 import { checkPath, siteNotFound } from "../sites/sites.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
-import { CommentReadStore, type CommentOrder, type PageCount } from "./comment-read-store.ts";
+import {
+  CommentReadStore,
+  type CommentOrder,
+  type ListedComment,
+  type PageCount,
+  type PageKey,
+} from "./comment-read-store.ts";
 import { isValidPageSlug } from "../../core/identifiers.ts";
 import { MAX_COUNTED_PAGES } from "../../config/limits.ts";
 
@@ -98,6 +104,12 @@ export class Comments {
       eventId: r.targetEventId,
       key: r.key,
     }));
+  }
+
+  /** A page's pinned comments (`pinned`: their ids in pin order), in pin order, deleted ones left out. */
+  async pinned(page: PageKey, pinned: string[]): Promise<ListedComment[]> {
+    const byId = new Map((await this.store.pageComments(page, [...new Set(pinned)])).map((c) => [c.eventId, c]));
+    return pinned.flatMap((id) => byId.get(id) ?? []);
   }
 
   /**

@@ -366,8 +366,7 @@ builder.objectFields(CommentPage, (t) => ({
     type: [Message],
     description:
       "The page's pinned comments (m.room.pinned_events), in pin order, deleted ones left out: a widget shows them first. On every page of the list; they stay in `data` at their place too.",
-    resolve: (page, _args, ctx) =>
-      ctx.services.moderation.pinnedComments(page.siteId, page.pageSlug, roomPins(page.roomState)),
+    resolve: (page, _args, ctx) => ctx.services.comments.pinned(page, roomPins(page.roomState)),
   }),
   closed: t.boolean({
     description: "The page is closed to new comments (writes answer 403 page-closed): a widget hides its composer.",

@@ -261,11 +261,6 @@ export class ModerationStore {
     };
   }
 
-  /** Comments by event id, in no order. */
-  comments(eventIds: string[]) {
-    return this.db.comment.findMany({ where: { eventId: { in: eventIds } } });
-  }
-
   comment(eventId: string) {
     return this.db.comment.findUnique({ where: { eventId } });
   }

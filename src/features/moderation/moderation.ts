@@ -240,17 +240,6 @@ export class Moderation implements WriteModeration {
     return room ? { closed: isClosed(room.powerLevels), pinned: room.pinned } : { closed: false, pinned: [] };
   }
 
-  /** The page's pinned comments (`pinned`: their ids as its pageState has them), in pin order, deleted ones left out. */
-  async pinnedComments(siteId: string, pageSlug: string, pinned: string[]) {
-    if (pinned.length === 0) return [];
-    const rows = await this.store.comments(pinned);
-    const byId = new Map(rows.map((c) => [c.eventId, c]));
-    return pinned.flatMap((id) => {
-      const row = byId.get(id);
-      return row && row.siteId === siteId && row.pageSlug === pageSlug && row.status !== "redacted" ? [row] : [];
-    });
-  }
-
   // Bans.
 
   /** The banned user a target names on the site. */
