@@ -3,6 +3,9 @@ import type { Method, Route } from "./route.ts";
 
 interface Compiled {
   route: Route;
+  /** Its number of segments, and its last segment when that is a literal. */
+  length: number;
+  end: string | null;
   /** The template's literal segments by position, and its parameters' names by position. */
   literals: Array<[index: number, text: string]>;
   params: Array<[index: number, name: string]>;
@@ -15,29 +18,53 @@ export type Match =
   | { kind: "not-found" };
 
 export class Router {
-  /** Templates by their number of segments, in table order: a path is compared only with those of its length. */
-  private readonly byLength = new Map<number, Compiled[]>();
+  /**
+   * The templates a path is compared with, by its number of segments and its last segment:
+   * those of that length ending in that literal or in a parameter, in table order. Most paths
+   * end in a literal (`comments`, `roles`), so a path meets a handful of templates, not every
+   * one of its length.
+   */
+  private readonly byEnd = new Map<string, Compiled[]>();
+  /** By number of segments: the templates ending in a parameter (a path whose last segment no template names). */
+  private readonly paramEnded = new Map<number, Compiled[]>();
 
   constructor(routes: Route[]) {
-    for (const route of routes) {
+    const all = routes.map((route) => {
+      const compiled: Compiled = { route, length: 0, end: null, literals: [], params: [] };
       const segments = route.path.split("/");
-      const compiled: Compiled = { route, literals: [], params: [] };
+      compiled.length = segments.length;
       segments.forEach((segment, i) => {
         if (segment.startsWith("{") && segment.endsWith("}")) compiled.params.push([i, segment.slice(1, -1)]);
         else compiled.literals.push([i, segment]);
       });
-      const same = this.byLength.get(segments.length) ?? [];
-      same.push(compiled);
-      this.byLength.set(segments.length, same);
+      const last = segments.at(-1)!;
+      compiled.end = last.startsWith("{") && last.endsWith("}") ? null : last;
+      return compiled;
+    });
+    for (const template of all) {
+      if (template.end === null) {
+        const same = this.paramEnded.get(template.length) ?? [];
+        same.push(template);
+        this.paramEnded.set(template.length, same);
+        continue;
+      }
+      const key = endKey(template.length, template.end);
+      if (this.byEnd.has(key)) continue;
+      this.byEnd.set(
+        key,
+        all.filter((t) => t.length === template.length && (t.end === null || t.end === template.end)),
+      );
     }
   }
 
   /** `rawPath` is still percent-encoded, so an encoded `/` inside a segment stays inside it. Of several matching templates the last one in table order answers. */
   match(method: string, rawPath: string): Match {
     const parts = rawPath.split("/");
+    const candidates =
+      this.byEnd.get(endKey(parts.length, parts[parts.length - 1]!)) ?? this.paramEnded.get(parts.length) ?? [];
     const allowed: Method[] = [];
     let found: { route: Route; params: Record<string, string> } | null = null;
-    for (const template of this.byLength.get(parts.length) ?? []) {
+    for (const template of candidates) {
       const params = matchTemplate(template, parts);
       if (!params) continue;
       if (template.route.method === method) found = { route: template.route, params };
@@ -47,6 +74,8 @@ export class Router {
     return allowed.length > 0 ? { kind: "method-not-allowed", allowed } : { kind: "not-found" };
   }
 }
+
+const endKey = (length: number, last: string) => `${length}/${last}`;
 
 /** The template's parameters if `parts` (a path of the template's length) matches it; literals are compared before anything is decoded. */
 function matchTemplate(template: Compiled, parts: string[]): Record<string, string> | null {

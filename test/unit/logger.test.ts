@@ -1,7 +1,10 @@
 // The structured logger: JSON lines at the configured level, credential-named fields censored.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger } from "../../src/app/logger.ts";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, isoTimestamp, logDestination } from "../../src/app/logger.ts";
 
 function capture(level: string) {
   const lines: string[] = [];
@@ -33,4 +36,46 @@ test("fields named like credentials are censored, at the top level and one level
   for (const secret of ["t0p-s3cret", "claim-s3cret", "op-s3cret", "sig-s3cret"])
     assert.ok(!line.includes(secret), secret);
   assert.match(line, /\[redacted\]/);
+});
+
+test("the time field is ISO 8601 to the millisecond, as pino's isoTime writes it", () => {
+  const times = [
+    0, 7, 61, 999, 1000, 1_764_255_600_001, 1_764_255_600_010, 1_764_255_600_999, 1_764_255_601_000, 1_764_255_659_999,
+    4_102_444_799_999,
+  ];
+  for (const now of times) {
+    assert.equal(isoTimestamp(now), `,"time":"${new Date(now).toISOString()}"`, String(now));
+    // The second time from the kept prefix.
+    assert.equal(isoTimestamp(now), `,"time":"${new Date(now).toISOString()}"`, String(now));
+  }
+  const { lines, logger } = capture("info");
+  const before = Date.now();
+  logger.info("now");
+  const time = Date.parse((JSON.parse(lines[0]!) as { time: string }).time);
+  assert.ok(time >= before && time <= Date.now());
+});
+
+test("the default destination writes a few short lines within its flush interval, not only full blocks", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "logger-"));
+  const file = join(dir, "service.log");
+  const fd = openSync(file, "a");
+  const destination = logDestination(fd);
+  const logger = createLogger("info", destination);
+  for (let i = 0; i < 3; i++) logger.info({ i }, "short");
+  try {
+    const deadline = Date.now() + 5000;
+    let lines: string[] = [];
+    while (Date.now() < deadline) {
+      lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      if (lines.length === 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { i: number }).i),
+      [0, 1, 2],
+    );
+  } finally {
+    destination.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

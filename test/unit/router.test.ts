@@ -108,3 +108,29 @@ describe("Router.match lists every method served at the path", () => {
     assert.deepEqual(allowed("GET", "/api/v1/nope"), []);
   });
 });
+
+describe("Router.match where a literal and a parameter end paths of one length", () => {
+  const mixed = new Router([
+    route("GET", "/api/v1/sites/{site_id}/pages/{page_slug}"),
+    route("POST", "/api/v1/sites/{site_id}/pages/count"),
+    route("DELETE", "/api/v1/sites/{site_id}/pages/{page_slug}"),
+    route("PUT", "/api/v1/sites/{site_id}/origins/count"),
+  ]);
+  test("a path ending in the literal meets both, in table order", () => {
+    const m = mixed.match("GET", "/api/v1/sites/s/pages/count");
+    assert.equal(m.kind, "route");
+    assert.equal(m.kind === "route" && m.route.path, "/api/v1/sites/{site_id}/pages/{page_slug}");
+    assert.deepEqual(m.kind === "route" && m.params, { site_id: "s", page_slug: "count" });
+    assert.deepEqual(m.kind === "route" && m.allowed, ["GET", "POST", "DELETE"]);
+    const post = mixed.match("POST", "/api/v1/sites/s/pages/count");
+    assert.equal(post.kind === "route" && post.route.path, "/api/v1/sites/{site_id}/pages/count");
+  });
+  test("a path ending in any other segment meets only the parameter-ended templates", () => {
+    assert.deepEqual(mixed.match("POST", "/api/v1/sites/s/pages/hello"), {
+      kind: "method-not-allowed",
+      allowed: ["GET", "DELETE"],
+    });
+    assert.deepEqual(mixed.match("PUT", "/api/v1/sites/s/origins/other"), { kind: "not-found" });
+    assert.equal(mixed.match("PUT", "/api/v1/sites/s/origins/count").kind, "route");
+  });
+});
