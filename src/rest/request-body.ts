@@ -28,52 +28,80 @@ export function readBody(
   limit: number,
   refuse: () => Refusal,
 ): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    let chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    let settled = false;
+  return new Promise((resolve) => new BodyReader(req, res, limit, refuse, resolve));
+}
 
-    // Writing the whole response without ending it: Node closes a `Connection: close`
-    // response's socket as soon as the response ends.
-    const answer = () => {
-      if (res.headersSent) return;
-      const refusal = refuse();
-      res.writeHead(refusal.status, {
-        ...refusal.headers,
-        Connection: "close",
-        "Content-Length": String(Buffer.byteLength(refusal.body)),
-      });
-      res.write(refusal.body);
-    };
-    const settle = (body: Buffer | null) => {
-      if (settled) return;
-      settled = true;
-      req.off("data", onData);
-      if (over) {
-        answer();
-        res.end();
-      }
-      resolve(body);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (!over && size > limit) {
-        over = true;
-        chunks = [];
-      }
-      if (!over) chunks.push(chunk);
-      else if (size > limit + DRAIN_CEILING_BYTES) settle(null);
-    };
+/**
+ * One body being read. Its listeners are its own methods, bound once: closures made per request
+ * each cost a name definition under tsx, on every request the service answers.
+ */
+class BodyReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private over = false;
+  private settled = false;
 
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly limit: number,
+    private readonly refuse: () => Refusal,
+    private readonly resolve: (body: Buffer | null) => void,
+  ) {
+    this.onData = this.onData.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onGone = this.onGone.bind(this);
     if (Number(req.headers["content-length"]) > limit) {
-      over = true;
-      answer();
+      this.over = true;
+      this.answer();
     }
-    req.on("data", onData);
-    req.once("end", () => settle(over ? null : Buffer.concat(chunks)));
+    req.on("data", this.onData);
+    req.once("end", this.onEnd);
     // An aborted upload: the client is gone, so there is no one to answer.
-    req.once("error", () => settle(null));
-    req.once("close", () => settle(null));
-  });
+    req.once("error", this.onGone);
+    req.once("close", this.onGone);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (!this.over && this.size > this.limit) {
+      this.over = true;
+      this.chunks = [];
+    }
+    if (!this.over) this.chunks.push(chunk);
+    else if (this.size > this.limit + DRAIN_CEILING_BYTES) this.settle(null);
+  }
+
+  private onEnd(): void {
+    this.settle(this.over ? null : Buffer.concat(this.chunks));
+  }
+
+  private onGone(): void {
+    this.settle(null);
+  }
+
+  private settle(body: Buffer | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.req.off("data", this.onData);
+    this.req.off("error", this.onGone);
+    this.req.off("close", this.onGone);
+    if (this.over) {
+      this.answer();
+      this.res.end();
+    }
+    this.resolve(body);
+  }
+
+  /** Writing the whole response without ending it: Node closes a `Connection: close` response's socket as soon as the response ends. */
+  private answer(): void {
+    if (this.res.headersSent) return;
+    const refusal = this.refuse();
+    this.res.writeHead(refusal.status, {
+      ...refusal.headers,
+      Connection: "close",
+      "Content-Length": String(Buffer.byteLength(refusal.body)),
+    });
+    this.res.write(refusal.body);
+  }
 }
