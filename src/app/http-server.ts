@@ -35,11 +35,14 @@ function matrixTooLarge(limit: number): Refusal {
   };
 }
 
-function lowercaseHeaders(req: IncomingMessage): Record<string, string | undefined> {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers))
-    headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  return headers;
+/**
+ * The request's headers as single strings. Node has them lowercased and joins repeats with ", ",
+ * but for set-cookie, which it gives as an array: only then is a copy made.
+ */
+function singleValuedHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const cookies = req.headers["set-cookie"];
+  if (cookies === undefined) return req.headers as Record<string, string | undefined>;
+  return { ...(req.headers as Record<string, string | undefined>), "set-cookie": cookies.join(", ") };
 }
 
 /** The HTTP server, and what a graceful stop needs of it. */
@@ -80,7 +83,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = req.url ?? "/";
     const path = target.split("?")[0]!;
-    const headers = lowercaseHeaders(req);
+    const headers = singleValuedHeaders(req);
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
     const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
     if (path === "/metrics" && operatorToken) {
@@ -119,9 +122,11 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       );
       return;
     }
-    // Static assets (the embeddable widget and the SDK, the desk), not API routes.
-    if (await serveWidgetAssets(req, res, path)) return;
-    if (await serveDesk(req, res, path, deskHomeservers)) return;
+    // Static assets (the embeddable widget and the SDK, the desk): never under /api/.
+    if (!path.startsWith("/api/")) {
+      if (await serveWidgetAssets(req, res, path)) return;
+      if (await serveDesk(req, res, path, deskHomeservers)) return;
+    }
     // The adapter reads the body only after admission. A refused request's unread body is
     // discarded by Node as it arrives (the connection stays usable), never buffered.
     await rest.handle(
