@@ -23,7 +23,7 @@ import type { IdempotencyScope, RequestHead, RequestInfo } from "../core/request
 import { parseIdempotencyKey, requestFingerprint } from "../security/idempotency.ts";
 import { secretsEqual } from "../security/secret-equal.ts";
 import { PROBLEM_CONTENT_TYPE, toProblem, type Problem } from "./problem.ts";
-import type { Route, RouteInput, RouteResult, RouteServices } from "./route.ts";
+import type { GraphQLData, Route, RouteInput, RouteResult, RouteServices } from "./route.ts";
 import { Router } from "./router.ts";
 import { checkRouteOperation } from "./route-checks.ts";
 import { parseJsonBody } from "./json-body.ts";
@@ -57,6 +57,20 @@ export interface RestServices {
   mediaBase(request: RequestInfo | null): string | null;
   /** The budgets' shared store (PostgreSQL): null when each instance counts alone (SQLite). */
   sharedRateLimits?: SharedRateLimitStore | null;
+}
+
+/**
+ * What a request's operations share (a personalized read runs two): its GraphQL context is made
+ * once, on first use. A record rather than closures: closures made per request each cost a name
+ * definition under tsx.
+ */
+interface OperationRun {
+  prepared: Prepared;
+  request: RequestInfo;
+  mediaBase: string | null;
+  idempotency: IdempotencyScope | null;
+  checkedSite: CheckedSite | null;
+  context: GraphQLContext | null;
 }
 
 interface Prepared {
@@ -324,27 +338,40 @@ export class RestApi {
   ): Promise<RouteResult | CachedRead> {
     const route = prepared.route as Extract<Route, { kind: "operation" }>;
     const mediaBase = this.services.mediaBase(request);
-    // One context for the request's operations (a personalized read runs two).
-    let shared: GraphQLContext | null = null;
-    const context = () =>
-      (shared ??= createContext(this.services.operations, request, mediaBase, idempotency, checkedSite));
-    const run = async (document: DocumentNode | null, variableValues: Record<string, unknown>) => {
-      const compiled = document ? this.compiledOverlay(document) : prepared.compiled;
-      let result = compiled ? await compiled.query(undefined, context(), variableValues) : null;
-      // An error is answered as graphql-js words and shapes it (a read has no side effects to repeat).
-      if (!result || result.errors?.length)
-        result = await execute({
-          schema: this.schema,
-          document: document ?? prepared.document!,
-          variableValues,
-          contextValue: context(),
-        });
-      throwFirstError(result);
-      return result.data ?? {};
-    };
+    const run: OperationRun = { prepared, request, mediaBase, idempotency, checkedSite, context: null };
     const variables = route.variables(input);
-    if (route.cache) return this.reads.read(route, route.cache, variables, mediaBase, run);
-    return route.respond(await run(null, variables));
+    if (route.cache)
+      return this.reads.read(route, route.cache, variables, mediaBase, (document, values) =>
+        this.runOperation(run, document, values),
+      );
+    return route.respond(await this.runOperation(run, null, variables));
+  }
+
+  /** Runs a GraphQL document (null: the route's own) for a request; resolves its data or throws its first error. */
+  private async runOperation(
+    run: OperationRun,
+    document: DocumentNode | null,
+    variableValues: Record<string, unknown>,
+  ): Promise<GraphQLData> {
+    const compiled = document ? this.compiledOverlay(document) : run.prepared.compiled;
+    run.context ??= createContext(
+      this.services.operations,
+      run.request,
+      run.mediaBase,
+      run.idempotency,
+      run.checkedSite,
+    );
+    let result = compiled ? await compiled.query(undefined, run.context, variableValues) : null;
+    // An error is answered as graphql-js words and shapes it (a read has no side effects to repeat).
+    if (!result || result.errors?.length)
+      result = await execute({
+        schema: this.schema,
+        document: document ?? run.prepared.document!,
+        variableValues,
+        contextValue: run.context,
+      });
+    throwFirstError(result);
+    return result.data ?? {};
   }
 
   private compiledOverlay(document: DocumentNode): CompiledQuery | null {
