@@ -43,6 +43,7 @@ export async function sideBySide(
   serviceUrl = ctx.serviceUrl,
   /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
   companion?: Omit<LoadOptions, "url"> & { url?: string },
+  rounds = ROUNDS,
 ): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult; companion: LoadResult | null }> {
   const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
@@ -56,8 +57,8 @@ export async function sideBySide(
   const bare: LoadResult[] = [];
   const companions: LoadResult[] = [];
   try {
-    const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
-    for (let round = 0; round < ROUNDS; round++) {
+    const durationMs = Math.max(500, Math.round(ctx.durationMs / rounds));
+    for (let round = 0; round < rounds; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       service.push(await ctx.load({ ...request, url, durationMs, warmupMs }));
       bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
@@ -135,34 +136,38 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   return rows;
 }
 
+/** Rounds of the request log's figure: its two sides differ by a few percent, so it takes more alternations than the others to show through the machine's drift. */
+const LOG_COST_ROUNDS = 6;
+
 /**
- * What the request log costs: the cached page 1 on the service (logging a line per request at
- * the default level, as npm start does) against a second instance at `warn` (no request lines),
- * measured in the same rounds.
+ * What the request log costs: the cached page 1 on an instance logging a line per request at the
+ * default level (as npm start does) against one at `warn` (no request lines), both started alike
+ * for this figure and measured in the same rounds.
  */
 async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow> {
+  const level = ctx.config.log.level;
+  const logging = await ctx.startInstance({ worker: false, overrides: { "log.level": level } });
   const quiet = await ctx.startInstance({ worker: false, overrides: { "log.level": "warn" } });
   try {
     const request = query({ page: 1, per_page: 20 });
     const row = await sideBySide(
       ctx,
-      `QUERY page 1 (20), cached, log.level ${ctx.config.log.level}`,
+      `QUERY page 1 (20), cached, log.level ${level}`,
       request,
       path,
-      ctx.serviceUrl,
-      {
-        ...request,
-        url: `${quiet.url}${path}`,
-      },
+      logging.url,
+      { ...request, url: `${quiet.url}${path}` },
+      LOG_COST_ROUNDS,
     );
     const atWarn = row.companion!;
     return {
       figure: `${row.figure}, against log.level warn`,
       value: row.value,
       reference: `${row.reference}; log.level warn: ${format.load(atWarn)}`,
-      ratio: `${row.ratio} of bare; ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)} of warn (goal ≥ 95%)`,
+      ratio: `${row.ratio} of bare (goal ≥ 70%); ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)} of warn (goal ≥ 95%)`,
     };
   } finally {
     await quiet.stop();
+    await logging.stop();
   }
 }
