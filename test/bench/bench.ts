@@ -211,9 +211,16 @@ function reference(
     });
   references.add(stop);
   child.send({ body: Buffer.from(body).toString("base64"), ...options });
+  const cpuMicros = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (message: { cpuMicros: number }) => resolve(message.cpuMicros));
+      child.send({ cpu: true });
+    });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("message", (message: { port: number }) => resolve({ url: `http://127.0.0.1:${message.port}`, stop }));
+    child.once("message", (message: { port: number }) =>
+      resolve({ url: `http://127.0.0.1:${message.port}`, cpuMicros, stop }),
+    );
   });
 }
 

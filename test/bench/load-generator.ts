@@ -23,6 +23,7 @@ const latencies = new Float64Array(4_000_000);
 let count = 0;
 let errors = 0;
 let lastBodyBytes = 0;
+let answered = 0;
 const statuses: Record<string, number> = {};
 let measuring = false;
 let stopped = false;
@@ -50,6 +51,7 @@ function once(): Promise<void> {
             statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
           }
           lastBodyBytes = bytes;
+          answered++;
           resolve();
         });
       },
@@ -88,5 +90,6 @@ const result: LoadResult = {
   statuses,
   errors,
   lastBodyBytes,
+  answered,
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);

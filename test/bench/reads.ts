@@ -28,6 +28,7 @@ export function combine(results: LoadResult[]): LoadResult {
     statuses,
     errors: results.reduce((n, r) => n + r.errors, 0),
     lastBodyBytes: results.at(-1)!.lastBodyBytes,
+    answered: results.reduce((n, r) => n + r.answered, 0),
   };
 }
 
@@ -44,7 +45,15 @@ export async function sideBySide(
   /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
   companion?: Omit<LoadOptions, "url"> & { url?: string },
   rounds = ROUNDS,
-): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult; companion: LoadResult | null }> {
+): Promise<
+  BenchRow & {
+    measured: LoadResult;
+    referenced: LoadResult;
+    companion: LoadResult | null;
+    /** CPU µs per request answered: the service, the bare reference, the companion (in this process). */
+    cpu: { service: number; bare: number; companion: number | null };
+  }
+> {
   const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
   // Seeding runs in this process and holds its event loop for seconds: a kept-alive connection
@@ -56,13 +65,30 @@ export async function sideBySide(
   const service: LoadResult[] = [];
   const bare: LoadResult[] = [];
   const companions: LoadResult[] = [];
+  // CPU time per request answered: the service's (it runs in this process) and the reference's.
+  // Unlike a rate, it hardly moves with what else the machine runs.
+  let serviceCpu = 0;
+  let bareCpu = 0;
+  let companionCpu = 0;
+  const inProcess = async (load: Promise<LoadResult>, into: LoadResult[]) => {
+    const before = process.cpuUsage();
+    into.push(await load);
+    const { user, system } = process.cpuUsage(before);
+    return user + system;
+  };
   try {
     const durationMs = Math.max(500, Math.round(ctx.durationMs / rounds));
     for (let round = 0; round < rounds; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
-      service.push(await ctx.load({ ...request, url, durationMs, warmupMs }));
+      serviceCpu += await inProcess(ctx.load({ ...request, url, durationMs, warmupMs }), service);
+      const before = await reference.cpuMicros();
       bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
-      if (companion) companions.push(await ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }));
+      bareCpu += (await reference.cpuMicros()) - before;
+      if (companion)
+        companionCpu += await inProcess(
+          ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
+          companions,
+        );
     }
   } finally {
     await reference.stop();
@@ -73,14 +99,20 @@ export async function sideBySide(
     measured.errors > 0 || Object.keys(measured.statuses).some((s) => s !== "200")
       ? ` (statuses ${JSON.stringify(measured.statuses)}, ${measured.errors} errors)`
       : "";
+  const cpu = {
+    service: serviceCpu / Math.max(measured.answered, 1),
+    bare: bareCpu / Math.max(referenced.answered, 1),
+    companion: companion ? companionCpu / Math.max(combine(companions).answered, 1) : null,
+  };
   return {
     figure: `${figure} (${(body.length / 1024).toFixed(1)} KB)`,
-    value: format.load(measured) + suspect,
-    reference: `node:http, same body: ${format.load(referenced)}`,
+    value: `${format.load(measured)}, CPU ${cpu.service.toFixed(0)} µs/req${suspect}`,
+    reference: `node:http, same body: ${format.load(referenced)}, CPU ${cpu.bare.toFixed(0)} µs/req`,
     ratio: format.ratio(measured.requestsPerSecond, referenced.requestsPerSecond),
     measured,
     referenced,
     companion: companion ? combine(companions) : null,
+    cpu,
   };
 }
 
@@ -160,11 +192,12 @@ async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow
       LOG_COST_ROUNDS,
     );
     const atWarn = row.companion!;
+    const warnCpu = row.cpu.companion!;
     return {
       figure: `${row.figure}, against log.level warn`,
       value: row.value,
-      reference: `${row.reference}; log.level warn: ${format.load(atWarn)}`,
-      ratio: `${row.ratio} of bare (goal ≥ 70%); ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)} of warn (goal ≥ 95%)`,
+      reference: `${row.reference}; log.level warn: ${format.load(atWarn)}, CPU ${warnCpu.toFixed(0)} µs/req`,
+      ratio: `${row.ratio} of bare (goal ≥ 70%); ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)} of warn (goal ≥ 95%); the log's CPU per request: +${(((row.cpu.service - warnCpu) / warnCpu) * 100).toFixed(0)}%`,
     };
   } finally {
     await quiet.stop();

@@ -12,6 +12,12 @@ interface Start {
 }
 
 process.once("message", (message: Start) => {
+  // Later messages ask for this process's CPU time (the bench's CPU per request).
+  process.on("message", (ask: { cpu?: true }) => {
+    if (!ask.cpu) return;
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
+  });
   const body = Buffer.from(message.body, "base64");
   const headers = {
     "Content-Type": message.contentType ?? "application/json; charset=utf-8",

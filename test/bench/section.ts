@@ -44,10 +44,14 @@ export interface LoadResult {
   errors: number;
   /** Bytes of the last response body (to check a reference returns the same size). */
   lastBodyBytes: number;
+  /** Every response received, the warm-up's and those in flight at the end included (what the server answered in the run: CPU per request). */
+  answered: number;
 }
 
 export interface ReferenceServer {
   url: string;
+  /** The reference process's CPU time so far (user + system, µs). */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
