@@ -1,6 +1,13 @@
 // The HTTP server: reads requests and hands them to the appservice API, the GraphQL
 // endpoints or the REST adapter.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+  ServerResponse,
+} from "node:http";
 import type { GraphQLSchema } from "graphql";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { handleAppservice, matrixError } from "../projection/appservice-endpoint.ts";
@@ -43,6 +50,31 @@ function singleValuedHeaders(req: IncomingMessage): Record<string, string | unde
   const cookies = req.headers["set-cookie"];
   if (cookies === undefined) return req.headers as Record<string, string | undefined>;
   return { ...(req.headers as Record<string, string | undefined>), "set-cookie": cookies.join(", ") };
+}
+
+/**
+ * A response that carries its request's id (X-Request-Id) in its head however the head is
+ * written: by writeHead with headers, or implicitly by the first write. Setting the header
+ * up front instead would make every writeHead merge its headers one setHeader at a time.
+ */
+class ServiceResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  requestId = "";
+
+  override writeHead(
+    statusCode: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    maybeHeaders?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): this {
+    const reason = typeof reasonOrHeaders === "string" ? reasonOrHeaders : undefined;
+    const headers = typeof reasonOrHeaders === "string" ? maybeHeaders : reasonOrHeaders;
+    if (this.requestId === "" || this.hasHeader("x-request-id"))
+      return reason === undefined ? super.writeHead(statusCode, headers) : super.writeHead(statusCode, reason, headers);
+    // The callers' header objects may be shared constants: extended in a copy, never in place.
+    const withId = Array.isArray(headers)
+      ? [...headers, "X-Request-Id", this.requestId]
+      : { ...headers, "X-Request-Id": this.requestId };
+    return reason === undefined ? super.writeHead(statusCode, withId) : super.writeHead(statusCode, reason, withId);
+  }
 }
 
 /** The HTTP server, and what a graceful stop needs of it. */
@@ -146,13 +178,13 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
   // Request lines hold only the fields below (the path without its query, no headers or bodies):
   // nothing a credential could be in, so they skip the redaction walk every other line takes.
   const requestLog = services.logger.child({}, { redact: [] });
-  const server = createServer((req, res) => {
+  const server = createServer({ ServerResponse: ServiceResponse }, (req, res) => {
     inFlight++;
     const started = process.hrtime.bigint();
     // A caller's request id (a proxy's) is kept when it is plain; otherwise one is made.
     const given = req.headers["x-request-id"];
     const requestId = typeof given === "string" && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
-    res.setHeader("X-Request-Id", requestId);
+    res.requestId = requestId;
     res.once("close", () => {
       inFlight--;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

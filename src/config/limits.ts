@@ -116,6 +116,11 @@ export const MAX_REMEMBERED_READ_BODIES = 1_000;
 /** Larger read bodies are decoded every time: the memory stays within about 8 MB. */
 export const MAX_REMEMBERED_READ_BODY_BYTES = 8 * 1024;
 
+/** Route matches kept by method and path (src/rest/router.ts): a page's readers repeat its path. */
+export const MAX_REMEMBERED_ROUTE_MATCHES = 1_000;
+/** Longer paths are matched every time: the memory stays within about 1 MB. */
+export const MAX_REMEMBERED_ROUTE_PATH_LENGTH = 512;
+
 /** JSON request bodies above this are refused; a raw-body route (uploads) declares its own cap. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -1,4 +1,5 @@
 // Matching request paths against the route table's templates.
+import { MAX_REMEMBERED_ROUTE_MATCHES, MAX_REMEMBERED_ROUTE_PATH_LENGTH } from "../config/limits.ts";
 import type { Method, Route } from "./route.ts";
 
 interface Compiled {
@@ -13,9 +14,14 @@ interface Compiled {
 
 /** `allowed` lists every method served at the path (for Allow, CORS preflight, Accept-Query). */
 export type Match =
-  | { kind: "route"; route: Route; params: Record<string, string>; allowed: Method[] }
-  | { kind: "method-not-allowed"; allowed: Method[] }
-  | { kind: "not-found" };
+  | {
+      readonly kind: "route";
+      readonly route: Route;
+      readonly params: Readonly<Record<string, string>>;
+      readonly allowed: readonly Method[];
+    }
+  | { readonly kind: "method-not-allowed"; readonly allowed: readonly Method[] }
+  | { readonly kind: "not-found" };
 
 export class Router {
   /**
@@ -27,6 +33,12 @@ export class Router {
   private readonly byEnd = new Map<string, Compiled[]>();
   /** By number of segments: the templates ending in a parameter (a path whose last segment no template names). */
   private readonly paramEnded = new Map<number, Compiled[]>();
+  /**
+   * Recent matches by method and path, frozen (callers share them). A match depends on nothing
+   * else, and a read's path repeats for every reader of its page. Bounded: the first-stored
+   * entry makes room for the next.
+   */
+  private readonly recent = new Map<string, Match>();
 
   constructor(routes: Route[]) {
     const all = routes.map((route) => {
@@ -57,8 +69,19 @@ export class Router {
     }
   }
 
-  /** `rawPath` is still percent-encoded, so an encoded `/` inside a segment stays inside it. Of several matching templates the last one in table order answers. */
+  /** `rawPath` is still percent-encoded, so an encoded `/` inside a segment stays inside it. Of several matching templates the last one in table order answers. The answer is frozen. */
   match(method: string, rawPath: string): Match {
+    if (rawPath.length > MAX_REMEMBERED_ROUTE_PATH_LENGTH) return this.resolve(method, rawPath);
+    const key = `${method} ${rawPath}`;
+    const known = this.recent.get(key);
+    if (known) return known;
+    const found = this.resolve(method, rawPath);
+    if (this.recent.size >= MAX_REMEMBERED_ROUTE_MATCHES) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(key, found);
+    return found;
+  }
+
+  private resolve(method: string, rawPath: string): Match {
     const parts = rawPath.split("/");
     const candidates =
       this.byEnd.get(endKey(parts.length, parts[parts.length - 1]!)) ?? this.paramEnded.get(parts.length) ?? [];
@@ -70,8 +93,10 @@ export class Router {
       if (template.route.method === method) found = { route: template.route, params };
       allowed.push(template.route.method);
     }
-    if (found) return { kind: "route", ...found, allowed };
-    return allowed.length > 0 ? { kind: "method-not-allowed", allowed } : { kind: "not-found" };
+    Object.freeze(allowed);
+    if (found)
+      return Object.freeze({ kind: "route", route: found.route, params: Object.freeze(found.params), allowed });
+    return Object.freeze(allowed.length > 0 ? { kind: "method-not-allowed", allowed } : { kind: "not-found" });
   }
 }
 

@@ -134,6 +134,40 @@ test("a full run moves every named metric, logs each request with its id, and lo
     assert.equal(registered.status, 201);
     const requestId = registered.headers.get("x-request-id");
     assert.ok(requestId, "X-Request-Id is echoed");
+    // Every kind of response carries a request id, written with its head however that is written.
+    const listPath = `/api/v1/sites/${siteId}/pages/p/comments`;
+    const kinds: Array<[string, string, RequestInit]> = [
+      ["a read", listPath, { method: "QUERY", headers: { "content-type": "application/json" }, body: "{}" }],
+      [
+        "the same read from the cache",
+        listPath,
+        { method: "QUERY", headers: { "content-type": "application/json" }, body: "{}" },
+      ],
+      ["a problem", "/api/v1/nowhere", {}],
+      ["a preflight", listPath, { method: "OPTIONS", headers: { origin: TEST_ORIGIN } }],
+      ["an asset", "/widget.js", {}],
+      ["a probe", "/health/live", {}],
+      [
+        "GraphQL",
+        "/graphql",
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ query: "{ __typename }" }),
+        },
+      ],
+    ];
+    const ids = new Set<string>([requestId]);
+    for (const [what, path, init] of kinds) {
+      const res = await fetch(`${service.url}${path}`, init);
+      await res.arrayBuffer();
+      const id = res.headers.get("x-request-id");
+      assert.match(id ?? "", /^[\w.:-]{1,64}$/, `${what} (HTTP ${res.status}) carries a request id`);
+      assert.ok(!ids.has(id!), `${what}: a request id of its own`);
+      ids.add(id!);
+    }
+    const given = await fetch(`${service.url}/api/v1/nowhere`, { headers: { "x-request-id": "proxy-id.42" } });
+    assert.equal(given.headers.get("x-request-id"), "proxy-id.42", "a proxy's plain request id is kept");
     secrets.claim_token = ((await registered.json()) as { claim_token: string }).claim_token;
     const claim = await fetch(`${service.url}/api/v1/sites/${registeredId}/admin-claims`, {
       method: "POST",
