@@ -185,7 +185,8 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const given = req.headers["x-request-id"];
     const requestId = typeof given === "string" && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
     res.requestId = requestId;
-    res.once("close", () => {
+    // "close" comes once per response: `on` spares the once-wrapper.
+    res.on("close", () => {
       inFlight--;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeIdOf(res) ?? routeKind(req.url ?? "/");

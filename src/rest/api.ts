@@ -81,6 +81,8 @@ interface Prepared {
   validateBody: ValidateFunction | null;
   validateParams: ValidateFunction | null;
   validateQuery: ValidateFunction | null;
+  /** The budgets spent before the body is read (preAuthBudgets), in their order. */
+  budgets: readonly RateLimitName[];
 }
 
 // A property of the response rather than a WeakMap entry: one per request, and weak-map entries cost the garbage collector more.
@@ -141,6 +143,7 @@ export class RestApi {
         validateQuery: route.query
           ? ajv.compile({ type: "object", properties: route.query.properties, required: route.query.required })
           : null,
+        budgets: preAuthBudgets(route),
       });
     }
   }
@@ -200,7 +203,8 @@ export class RestApi {
       }
       const prepared = this.prepared.get(match.route)!;
       (res as RoutedResponse)[ROUTE_ID] = match.route.operationId;
-      await this.admit(prepared.route, head);
+      const admitting = this.admit(prepared, head);
+      if (admitting !== undefined) await admitting;
       // The claim token needs no body, so a wrong one is refused before the body is read.
       if (prepared.route.auth === "claim")
         await this.services.requireClaim(match.params.site_id!, head.headers["x-service-claim-token"]);
@@ -220,7 +224,8 @@ export class RestApi {
         prepared.route.auth === "site-write"
           ? await this.services.requireSiteWrite(input.params.site_id!, input.params.page_slug, request)
           : null;
-      await this.spend(prepared.route.postAuthRateLimit, request);
+      const spending = this.spend(prepared.route.postAuthRateLimit, request);
+      if (spending !== undefined) await spending;
       const idempotency = prepared.route.idempotencyKey
         ? this.idempotencyScope(prepared.route, request, input.query)
         : null;
@@ -250,15 +255,30 @@ export class RestApi {
    * valid tokens alike spend) and operator auth: before the body is read, so refused requests
    * cost little.
    */
-  private async admit(route: Route, request: RequestHead): Promise<void> {
-    for (const name of preAuthBudgets(route)) await this.spend(name, request);
-    if (route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
+  private admit(prepared: Prepared, request: RequestHead, from = 0): Promise<void> | undefined {
+    for (let i = from; i < prepared.budgets.length; i++) {
+      const spending = this.spend(prepared.budgets[i], request);
+      // The next budget is spent only once this one is known not to be exhausted.
+      if (spending !== undefined) return spending.then(() => this.admit(prepared, request, i + 1));
+    }
+    if (prepared.route.auth === "operator") requireOperator(this.services.config.security.operatorToken, request);
+    return undefined;
   }
 
-  /** One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. */
-  private async spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> {
+  /**
+   * One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. A
+   * promise only where the budget's store answers asynchronously (shared budgets): an in-process
+   * budget costs no turn of the event loop.
+   */
+  private spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> | undefined {
     const limiter = name && this.limiters?.[name];
-    if (limiter && !(await limiter.take(request.clientIp, Date.now()))) throw rateLimited(limiter.retryAfterSeconds);
+    if (!limiter) return undefined;
+    const taken = limiter.take(request.clientIp, Date.now());
+    if (taken === true) return undefined;
+    if (taken === false) throw rateLimited(limiter.retryAfterSeconds);
+    return taken.then((ok) => {
+      if (!ok) throw rateLimited(limiter.retryAfterSeconds);
+    });
   }
 
   private readTarget(
