@@ -1,8 +1,9 @@
-// npm test: type-checks, format-checks and lints the project, starts a fresh test Synapse (provisioning it on first
-// use), runs every unit and integration test with node's test runner, and stops Synapse again.
+// npm test: type-checks, format-checks and lints the project (beside the tests, on the other core), starts a fresh
+// test Synapse (provisioning it on first use), runs every unit and integration test with node's test runner, and
+// stops Synapse again.
 // Every test process loads the contract hook (test/support/contract-hook.ts), which checks
 // the service's responses against the OpenAPI document.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
@@ -29,13 +30,33 @@ if (files.length === 0) {
   console.error(`test: no test file matches ${only.join(", ")}`);
   process.exit(2);
 }
+/** A command run beside the tests; resolves its exit status and everything it printed. */
+function inBackground(command: string, args: string[]): Promise<{ status: number; output: string }> {
+  const child = spawn(join(root, "node_modules/.bin", command), args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  return new Promise((resolve) => {
+    child.once("error", (err) => resolve({ status: 1, output: String(err) }));
+    child.once("close", (code) => resolve({ status: code ?? 1, output }));
+  });
+}
+
+/**
+ * The full run's type check, then its format and lint check, on the other core while the tests
+ * run (they took a minute before them). Their output is printed after the tests' when they fail.
+ */
+async function checks(): Promise<Array<{ name: string; status: number; output: string }>> {
+  const tsc = { name: "type check (tsc --noEmit)", ...(await inBackground("tsc", ["--noEmit", "-p", root])) };
+  const biome = { name: "format and lint (biome check)", ...(await inBackground("biome", ["check", root])) };
+  return [tsc, biome];
+}
+let checked: ReturnType<typeof checks> | null = null;
 if (only.length === 0) {
-  console.log("test: type-checking (tsc --noEmit)");
-  const tsc = spawnSync(join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", root], { stdio: "inherit" });
-  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-  console.log("test: formatting and lint (biome check)");
-  const biome = spawnSync(join(root, "node_modules/.bin/biome"), ["check", root], { stdio: "inherit" });
-  if (biome.status !== 0) process.exit(biome.status ?? 1);
+  console.log(
+    "test: type check (tsc) and format and lint (biome) run beside the tests; a failure is reported at the end",
+  );
+  checked = checks();
 }
 
 const work = mkdtempSync(join(tmpdir(), "comment-service-test-"));
@@ -105,5 +126,13 @@ try {
 } finally {
   if (needsHomeserver) stopLocalHomeserver(TEST_SYNAPSE_INSTANCE);
   rmSync(work, { recursive: true, force: true });
+}
+for (const check of checked === null ? [] : await checked) {
+  if (check.status === 0) {
+    console.log(`test: ${check.name}: passed`);
+    continue;
+  }
+  console.log(`test: ${check.name} FAILED:\n${check.output}`);
+  status = status === 0 ? check.status : status;
 }
 process.exit(status);
