@@ -3,6 +3,7 @@
 // an index page's 200-slug count read spent ~40 µs parsing and checking each time the same 3 KB.
 // The same bytes always parse and check alike, so a body seen and accepted before is reused as
 // it is (callers never modify a body). Bounded: the first-stored entry makes room for the next.
+import { setBounded } from "../core/bounded-map.ts";
 import { MAX_REMEMBERED_READ_BODIES, MAX_REMEMBERED_READ_BODY_BYTES } from "../config/limits.ts";
 
 export class ReadBodies {
@@ -19,7 +20,6 @@ export class ReadBodies {
   }
 
   remember(key: string, body: Record<string, unknown>): void {
-    if (this.bodies.size >= MAX_REMEMBERED_READ_BODIES) this.bodies.delete(this.bodies.keys().next().value!);
-    this.bodies.set(key, body);
+    setBounded(this.bodies, key, body, MAX_REMEMBERED_READ_BODIES);
   }
 }

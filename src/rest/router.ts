@@ -1,5 +1,6 @@
 // Matching request paths against the route table's templates.
 import { MAX_REMEMBERED_ROUTE_MATCHES, MAX_REMEMBERED_ROUTE_PATH_LENGTH } from "../config/limits.ts";
+import { setBounded } from "../core/bounded-map.ts";
 import type { Method, Route } from "./route.ts";
 
 interface Compiled {
@@ -76,8 +77,7 @@ export class Router {
     const known = this.recent.get(key);
     if (known) return known;
     const found = this.resolve(method, rawPath);
-    if (this.recent.size >= MAX_REMEMBERED_ROUTE_MATCHES) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(key, found);
+    setBounded(this.recent, key, found, MAX_REMEMBERED_ROUTE_MATCHES);
     return found;
   }
 
