@@ -20,6 +20,7 @@ import pg from "pg";
 import { providerOf, sqlitePath } from "./database-url.ts";
 import { setUpSession } from "./postgres-session.ts";
 import { sqlitePragmas, type SqliteTuning } from "./sqlite-tuning.ts";
+import { setBounded } from "../core/bounded-map.ts";
 
 export interface DriverStatements {
   /** Runs a read-only statement (prepared on first use); resolves its rows. */
@@ -93,8 +94,7 @@ class SqliteConnection {
           )
         : null;
       prepared = { statement, binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), toRow };
-      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
-      this.statements.set(sql, prepared);
+      setBounded(this.statements, sql, prepared, MAX_STATEMENTS);
     }
     // A Date as Prisma's SQLite adapter stores a DateTime.
     const values = prepared.binds
@@ -209,8 +209,7 @@ class PostgresStatements implements DriverStatements {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = { name: `r${createHash("sha256").update(sql).digest("hex").slice(0, 20)}`, toRow: null };
-      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
-      this.statements.set(sql, statement);
+      setBounded(this.statements, sql, statement, MAX_STATEMENTS);
     }
     // A Date as UTC text: a timestamp without time zone takes it as written (Prisma stores UTC).
     const values = params.map((value) => (value instanceof Date ? value.toISOString() : value));

@@ -5,6 +5,7 @@ import { hasErrcode } from "./errors.ts";
 import { submissionIdOf } from "./events.ts";
 import type { MatrixNames } from "./names.ts";
 import { ContentKey, EventType } from "../contract/matrix-vocabulary.ts";
+import { setBounded } from "../core/bounded-map.ts";
 
 LogService.setLevel(LogLevel.ERROR);
 // Failures surface as exceptions (and on the submission row); the SDK's own logging is noise.
@@ -100,8 +101,7 @@ export class Homeserver {
       client = new TimedMatrixClient(this.url, this.asToken, this.requestTimeoutMs, this.observe);
       client.impersonateUserId(userId);
       // Bounded: a busy service sees many visitors; the oldest client is simply rebuilt on need.
-      if (this.clients.size >= 1000) this.clients.delete(this.clients.keys().next().value!);
-      this.clients.set(userId, client);
+      setBounded(this.clients, userId, client, 1000);
     }
     return client;
   }

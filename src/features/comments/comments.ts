@@ -15,6 +15,7 @@ import {
 } from "./comment-read-store.ts";
 import { isValidPageSlug } from "../../core/identifiers.ts";
 import { MAX_COUNTED_PAGES } from "../../config/limits.ts";
+import { setBounded } from "../../core/bounded-map.ts";
 
 export interface ListCommentsInput {
   siteId: string;
@@ -52,9 +53,7 @@ export class Comments {
     if (known !== undefined) return known;
     const viewer = personalization(input);
     const userId = this.names.visitorUserId(input.siteId, Buffer.from(viewer, "base64url"));
-    if (this.verifiedViewers.size >= VERIFIED_VIEWERS)
-      this.verifiedViewers.delete(this.verifiedViewers.keys().next().value!);
-    this.verifiedViewers.set(proof, userId);
+    setBounded(this.verifiedViewers, proof, userId, VERIFIED_VIEWERS);
     return userId;
   }
 
