@@ -35,8 +35,9 @@
 #                         use the port the instance was last started with)
 #   SYNAPSE_SERVER_NAME   server name (default: localhost, or the instance's existing one);
 #                         it cannot change for an existing instance without SYNAPSE_FRESH=1
-#   SYNAPSE_REGISTRATION  host path of the appservice registration YAML; copied into the
-#                         instance on every start (without it, a previously copied one is kept)
+#   SYNAPSE_REGISTRATION  host path of the appservice registration YAML, or several separated
+#                         by ':' (one appservice each); copied into the instance on every start
+#                         (without it, the previously copied ones are kept)
 #   SYNAPSE_FRESH=1       on start, wipe the instance (database, media, keys, config) first
 #   SYNAPSE_START_TIMEOUT seconds to wait for Synapse to answer (default: 60)
 #   DEBIAN_MIRROR         Debian mirror for debootstrap (default: the one apt uses)
@@ -81,7 +82,7 @@ LOG_FILE=$INST/homeserver.log
 STATE_FILE=$INST/instance.env
 BASE_CONFIG=$INST/homeserver.yaml
 MANAGED_CONFIG=$INST/conf.d/50-managed.yaml
-REG_COPY=$INST/appservice-registration.yaml
+REG_COPY=$INST/appservice-registration.yaml   # the first registration; more are -2.yaml, -3.yaml, …
 START_TIMEOUT=${SYNAPSE_START_TIMEOUT:-60}
 [[ $START_TIMEOUT =~ ^[0-9]+$ ]] || die "invalid SYNAPSE_START_TIMEOUT '$START_TIMEOUT'"
 
@@ -364,7 +365,7 @@ generate_base_config() {
 
 # The part of the config this script owns; rewritten on every start.
 render_managed_config() {
-  local port=$1 server_name=$2 with_reg=$3
+  local port=$1 server_name=$2 regs=$3
   local rl='{per_second: 1000, burst_count: 10000}'
   cat <<EOF
 # Written by scripts/synapse.sh on every start; edits are overwritten.
@@ -405,7 +406,12 @@ federation_domain_whitelist: []
 allow_public_rooms_over_federation: false
 serve_server_wellknown: false
 
-app_service_config_files: $( ((with_reg)) && printf '["%s"]' "$INST_REL/appservice-registration.yaml" || printf '[]')
+app_service_config_files: [$(
+  for ((i = 0; i < regs; i++)); do
+    ((i)) && printf ', '
+    printf '"%s"' "$INST_REL${reg_copy_names[i]#"$INST"}"
+  done
+)]
 
 # generous rate limits: the tests drive ordinary users hard
 rc_message: $rl
@@ -524,6 +530,11 @@ launch() {
   done
 }
 
+# The instance's copy of registration number $1 (from 0).
+reg_copy() {
+  if (($1 == 0)); then printf '%s' "$REG_COPY"; else printf '%s' "${REG_COPY%.yaml}-$(($1 + 1)).yaml"; fi
+}
+
 cmd_start() {
   provision
 
@@ -531,11 +542,14 @@ cmd_start() {
 
   local port=${SYNAPSE_PORT:-8008}
   local server_name=${SYNAPSE_SERVER_NAME:-}
-  local reg_src=${SYNAPSE_REGISTRATION:-}
-  if [[ -n $reg_src ]]; then
-    reg_src=$(abs_path "$reg_src")
-    [[ -f $reg_src && -r $reg_src ]] || die "SYNAPSE_REGISTRATION file not readable: $reg_src"
-  fi
+  # One appservice registration, or several separated by ':' (one per appservice).
+  local -a reg_srcs=()
+  [[ -n ${SYNAPSE_REGISTRATION:-} ]] && IFS=':' read -r -a reg_srcs <<<"$SYNAPSE_REGISTRATION"
+  local i
+  for i in "${!reg_srcs[@]}"; do
+    reg_srcs[i]=$(abs_path "${reg_srcs[i]}")
+    [[ -f ${reg_srcs[i]} && -r ${reg_srcs[i]} ]] || die "SYNAPSE_REGISTRATION file not readable: ${reg_srcs[i]}"
+  done
 
   if [[ ${SYNAPSE_FRESH:-0} == 1 ]]; then
     stop_instance
@@ -557,15 +571,20 @@ cmd_start() {
   fi
 
   # work out the desired state before touching a running instance
-  local with_reg=0 reg_changed=0
-  if [[ -n $reg_src ]]; then
-    with_reg=1
-    cmp -s "$reg_src" "$REG_COPY" || reg_changed=1
-  elif [[ -f $REG_COPY ]]; then
-    with_reg=1
+  local regs=0 reg_changed=0
+  if ((${#reg_srcs[@]} > 0)); then
+    regs=${#reg_srcs[@]}
+    for i in "${!reg_srcs[@]}"; do
+      cmp -s "${reg_srcs[i]}" "$(reg_copy "$i")" || reg_changed=1
+    done
+    [[ -f $(reg_copy "$regs") ]] && reg_changed=1
+  else
+    while [[ -f $(reg_copy "$regs") ]]; do regs=$((regs + 1)); done
   fi
+  local -a reg_copy_names=()
+  for ((i = 0; i < regs; i++)); do reg_copy_names+=("$(reg_copy "$i")"); done
   local managed log_cfg
-  managed=$(render_managed_config "$port" "$server_name" "$with_reg")
+  managed=$(render_managed_config "$port" "$server_name" "$regs")
   log_cfg=$(render_log_config)
 
   local pid
@@ -599,9 +618,16 @@ cmd_start() {
 
   [[ -f $BASE_CONFIG ]] || generate_base_config "$server_name"
   mkdir -p "$INST/media_store" "$INST/conf.d"
-  if [[ -n $reg_src ]]; then
-    cp -f "$reg_src" "$REG_COPY.tmp"
-    mv -f "$REG_COPY.tmp" "$REG_COPY"
+  if ((${#reg_srcs[@]} > 0)); then
+    for i in "${!reg_srcs[@]}"; do
+      cp -f "${reg_srcs[i]}" "${reg_copy_names[i]}.tmp"
+      mv -f "${reg_copy_names[i]}.tmp" "${reg_copy_names[i]}"
+    done
+    i=$regs
+    while [[ -f $(reg_copy "$i") ]]; do
+      rm -f "$(reg_copy "$i")"
+      i=$((i + 1))
+    done
   fi
   write_if_changed "$MANAGED_CONFIG" "$managed" || true
   write_if_changed "$INST/log.config" "$log_cfg" || true

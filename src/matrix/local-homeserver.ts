@@ -9,7 +9,8 @@ export interface LocalHomeserverOptions {
   instance: string;
   port: number;
   serverName: string;
-  registrationFile: string;
+  /** The appservice registration, or several (one appservice each: the test suite's lanes). */
+  registrationFile: string | readonly string[];
   /** Wipe the instance first (tests start from an empty homeserver). */
   fresh?: boolean;
 }
@@ -35,7 +36,8 @@ export function startLocalHomeserver(options: LocalHomeserverOptions): string {
     SYNAPSE_INSTANCE: options.instance,
     SYNAPSE_PORT: String(options.port),
     SYNAPSE_SERVER_NAME: options.serverName,
-    SYNAPSE_REGISTRATION: options.registrationFile,
+    SYNAPSE_REGISTRATION:
+      typeof options.registrationFile === "string" ? options.registrationFile : options.registrationFile.join(":"),
     ...(options.fresh ? { SYNAPSE_FRESH: "1" } : {}),
   });
   return `http://127.0.0.1:${options.port}`;

@@ -23,7 +23,7 @@ import {
   uniqueSiteId,
   type TestService,
 } from "../support/harness.ts";
-import { TEST_OPERATOR_TOKEN } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
@@ -167,7 +167,7 @@ for (const provider of PROVIDERS) {
       assert.equal(deleteRes.status, 202);
 
       // A plain Matrix account joins the page room and comments from its own client.
-      const mainRoom = await resolveAlias(`#_service_${declared}_main:localhost`);
+      const mainRoom = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${declared}_main:localhost`);
       const dana = await registerMatrixUser(`dana-${randomBytes(4).toString("hex")}`);
       await matrixRequest("POST", `/_matrix/client/v3/join/${enc(mainRoom)}`, dana.token, {});
       await matrixRequest("PUT", `/_matrix/client/v3/rooms/${enc(mainRoom)}/send/m.room.message/dana-1`, dana.token, {
@@ -178,7 +178,7 @@ for (const provider of PROVIDERS) {
       // An upgraded page: a comment in the old room; the bot (its creator) upgrades it through the
       // Matrix API, the service is told of the successor, and the next comment goes there.
       await comment(alice, "upgraded", "Before the upgrade");
-      const oldRoom = await resolveAlias(`#_service_${declared}_upgraded:localhost`);
+      const oldRoom = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${declared}_upgraded:localhost`);
       const { replacement_room: newRoom } = await matrixRequest<{ replacement_room: string }>(
         "POST",
         `/_matrix/client/v3/rooms/${enc(oldRoom)}/upgrade`,

@@ -17,10 +17,10 @@ import {
   type TestService,
 } from "../support/harness.ts";
 import { levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 
-const BOT = new MatrixNames("_service_", TEST_SERVER_NAME).botUserId;
+const BOT = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME).botUserId;
 const enc = encodeURIComponent;
 
 /** A regular Matrix account talking to the bot with its own access token. */
@@ -152,7 +152,12 @@ async function siteWithRoom(service: TestService, page: string) {
     30_000,
     "the page room",
   );
-  return { siteId, claimToken, roomId, spaceId: await resolveAlias(`#_service_${siteId}:${TEST_SERVER_NAME}`) };
+  return {
+    siteId,
+    claimToken,
+    roomId,
+    spaceId: await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}:${TEST_SERVER_NAME}`),
+  };
 }
 
 /** A pending claim through the claim routes (the owner's claim token); returns its verify token. */

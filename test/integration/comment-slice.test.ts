@@ -12,10 +12,10 @@ import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type Test
 import { Visitor } from "../support/visitor.ts";
 import { SseClient } from "../support/sse.ts";
 import { getEvent, getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { listComments } from "../support/reads.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 
 for (const provider of PROVIDERS) {
   describe(`comment slice on ${provider}`, () => {
@@ -67,12 +67,12 @@ for (const provider of PROVIDERS) {
         assert.deepEqual(listed.reactions, []);
 
         // Matrix side: the event, its sender and its proof block.
-        const roomId = await resolveAlias(`#_service_${siteId}_${page}:${TEST_SERVER_NAME}`);
+        const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_${page}:${TEST_SERVER_NAME}`);
         assert.equal(listed.room_id, roomId);
         const event = await getEvent(roomId, listed.event_id);
         assert.equal(event.type, "m.room.message");
         assert.equal(event.sender, names.visitorUserId(siteId, visitor.publicKey));
-        assert.match(event.sender, /^@_service_v_[0-9a-f]{32}:localhost$/);
+        assert.match(event.sender, new RegExp(`^@${TEST_NAMESPACE_PREFIX}v_[0-9a-f]{32}:localhost$`));
         assert.equal(event.content.msgtype, "m.text");
         assert.equal(event.content.body, "Hello from a visitor 👋");
         const proof = event.content[PROOF_KEY];
@@ -91,7 +91,7 @@ for (const provider of PROVIDERS) {
         );
 
         // The Space, its alias, the room linked into it, the bot as creator.
-        const spaceId = await resolveAlias(`#_service_${siteId}:${TEST_SERVER_NAME}`);
+        const spaceId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}:${TEST_SERVER_NAME}`);
         const create = await getState(spaceId, "m.room.create");
         assert.equal(create.type, "m.space");
         assert.deepEqual((await getState(spaceId, "m.space.child", roomId)).via, [TEST_SERVER_NAME]);

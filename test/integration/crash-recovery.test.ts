@@ -11,7 +11,12 @@ import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { eventually, startTestService, testConfigDocument, TEST_ORIGIN, uniqueSiteId } from "../support/harness.ts";
 import { restartLocalHomeserver } from "../../src/matrix/local-homeserver.ts";
 import { matrixRequest, resolveAlias, roomMessages } from "../support/matrix.ts";
-import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
+import {
+  TEST_SERVER_NAME,
+  TEST_SYNAPSE_INSTANCE,
+  TEST_SYNAPSE_PORT,
+  TEST_NAMESPACE_PREFIX,
+} from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments } from "../support/reads.ts";
 import { kill, startProcess } from "../support/service-process.ts";
@@ -69,7 +74,7 @@ test("SIGKILL after the 202 and before the Matrix write: after a restart the com
     );
     assert.equal(listed.length, 1);
     assert.equal(listed[0].submission_id, submission_id);
-    const roomId = await resolveAlias(`#_service_${siteId}_crash:${TEST_SERVER_NAME}`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_crash:${TEST_SERVER_NAME}`);
     assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1);
   } finally {
     await kill(child, "SIGTERM");
@@ -114,7 +119,7 @@ test("a resend after a crash between the Matrix write and recording it reuses th
     );
     assert.equal(resent.eventId, sent.eventId, "the homeserver answered the resend with the original event");
     assert.equal(resent.attempts, 2);
-    const roomId = await resolveAlias(`#_service_${siteId}_p:${TEST_SERVER_NAME}`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_p:${TEST_SERVER_NAME}`);
     assert.equal((await eventsWithSubmission(roomId, submission_id)).length, 1);
   } finally {
     await service.stop();
@@ -143,7 +148,7 @@ test("a crash after the homeserver stored the event, then a homeserver restart: 
       30_000,
       "the projection",
     );
-    const roomId = await resolveAlias(`#_service_${siteId}_p:${TEST_SERVER_NAME}`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_p:${TEST_SERVER_NAME}`);
 
     // As if the worker died after Synapse stored the event, before the row or the projection
     // recorded it: the row still says attempt 1 started and nothing came of it.

@@ -10,14 +10,14 @@ import { createClient } from "graphql-sse";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { signatureArrays } from "../../src/contract/signatures.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 import { expectProblem } from "../support/problems.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const SESSIONS = "/api/v1/dashboard/sessions";
 
 interface Account {

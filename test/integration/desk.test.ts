@@ -16,6 +16,7 @@ import {
   TEST_OPERATOR_TOKEN,
   TEST_SERVER_NAME,
   TEST_SERVICE_PORT,
+  TEST_NAMESPACE_PREFIX,
 } from "../support/environment.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import {
@@ -33,7 +34,7 @@ import type { CommentsClient } from "../../src/client/index.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const PASSWORD = "correct horse battery staple";
 /** Markup that would run if any view put a comment's text into HTML. */
 const HOSTILE = `<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> markup`;

@@ -20,7 +20,12 @@ import {
   TEST_ORIGIN,
   uniqueSiteId,
 } from "../support/harness.ts";
-import { TEST_SERVER_NAME, TEST_SYNAPSE_INSTANCE, TEST_SYNAPSE_PORT } from "../support/environment.ts";
+import {
+  TEST_SERVER_NAME,
+  TEST_SYNAPSE_INSTANCE,
+  TEST_SYNAPSE_PORT,
+  TEST_NAMESPACE_PREFIX,
+} from "../support/environment.ts";
 import { resolveAlias, roomMessages } from "../support/matrix.ts";
 import { LISTED_WITHOUT_PUSH_MS, listComments } from "../support/reads.ts";
 import { kill, startProcess } from "../support/service-process.ts";
@@ -174,7 +179,7 @@ for (const provider of PROVIDERS) {
 
         const inMatrix: string[] = [];
         for (const page of PAGES) {
-          const roomId = await resolveAlias(`#_service_${siteId}_${page}:${TEST_SERVER_NAME}`);
+          const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_${page}:${TEST_SERVER_NAME}`);
           for (const e of await roomMessages(roomId)) inMatrix.push(`${page} ${e.content[PROOF_KEY]?.submission_id}`);
         }
         assert.deepEqual(inMatrix.sort(), expected, "each acknowledged comment in Matrix once, and nothing else");

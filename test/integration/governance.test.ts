@@ -16,7 +16,7 @@ import {
   type TestService,
 } from "../support/harness.ts";
 import { getState, levelIn, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { call, ok } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
@@ -640,8 +640,8 @@ describe("route forms on sqlite", () => {
   });
 
   describe("validation and problem codes", () => {
-    const SERVICE_USER = `@_service_bot:${TEST_SERVER_NAME}`;
-    const VISITOR_USER = `@_service_v_0123456789abcdef:${TEST_SERVER_NAME}`;
+    const SERVICE_USER = `@${TEST_NAMESPACE_PREFIX}bot:${TEST_SERVER_NAME}`;
+    const VISITOR_USER = `@${TEST_NAMESPACE_PREFIX}v_0123456789abcdef:${TEST_SERVER_NAME}`;
 
     test("user ids: malformed is validation-error, the service's own users are reserved-user-id, on every claim route", async () => {
       const site = uniqueSiteId("gov-codes");

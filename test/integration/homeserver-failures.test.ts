@@ -9,12 +9,12 @@ import { randomUUID } from "node:crypto";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { png } from "../support/media-fixtures.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { closedUrl } from "../support/closed-url.ts";
 import { statusAndCode } from "../support/problems.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const SITE = uniqueSiteId("hs-down");
 const PAGE = "page";
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { matrixRequest } from "../support/matrix.ts";
 import { Visitor } from "../support/visitor.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -455,7 +455,7 @@ describe("writing comments", () => {
       await assert.rejects(
         matrixRequest(
           "GET",
-          `/_matrix/client/v3/directory/room/${encodeURIComponent(`#_service_${id}:${TEST_SERVER_NAME}`)}`,
+          `/_matrix/client/v3/directory/room/${encodeURIComponent(`#${TEST_NAMESPACE_PREFIX}${id}:${TEST_SERVER_NAME}`)}`,
         ),
         (err: any) => err.status === 404,
       );

@@ -25,14 +25,14 @@ import {
   resolveAlias,
   roomMessages,
 } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 import { SseClient } from "../support/sse.ts";
 import { expectProblem } from "../support/problems.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const pageAlias = (site: string, page: string) => names.alias(names.roomAliasLocalpart(site, page));
 const newPage = () => `p-${randomBytes(4).toString("hex")}`;
 

@@ -18,7 +18,7 @@ import {
   uniqueSiteId,
   type TestService,
 } from "../support/harness.ts";
-import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_HS_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser } from "../support/matrix.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { SseClient } from "../support/sse.ts";
@@ -26,7 +26,7 @@ import { Visitor } from "../support/visitor.ts";
 import { listComments } from "../support/reads.ts";
 import { PROJECTION_PAGE_LANES } from "../../src/config/limits.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const enc = encodeURIComponent;
 const alice = "@alice:localhost";
 const bob = "@bob:localhost";

@@ -22,10 +22,10 @@ import {
 } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { listComments } from "../support/reads.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const enc = encodeURIComponent;
 let txn = 0;
 

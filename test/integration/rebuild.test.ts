@@ -21,12 +21,12 @@ import {
   uniqueSiteId,
   type TestService,
 } from "../support/harness.ts";
-import { TEST_HS_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_HS_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { pageHistory, roomEvents } from "../support/room-events.ts";
 import { Visitor } from "../support/visitor.ts";
 import { listComments } from "../support/reads.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const root = resolve(import.meta.dirname, "../..");
 
 for (const provider of PROVIDERS) {

@@ -20,7 +20,13 @@ import {
   type TestService,
 } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import {
+  TEST_AS_TOKEN,
+  TEST_HOMESERVER_URL,
+  TEST_OPERATOR_TOKEN,
+  TEST_SERVER_NAME,
+  TEST_NAMESPACE_PREFIX,
+} from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { call } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
@@ -28,7 +34,7 @@ import { listComments, whenListed } from "../support/reads.ts";
 import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const JSON_TYPE = { "content-type": "application/json" };
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const claim = (token: string) => ({ "x-service-claim-token": token });

@@ -18,7 +18,7 @@ import {
 } from "../support/harness.ts";
 import { closedUrl } from "../support/closed-url.ts";
 import { getState, levelIn, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { call, ok } from "../support/calls.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -26,7 +26,7 @@ import { listComments, whenListed } from "../support/reads.ts";
 import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const claim = (token: string) => ({ "x-service-claim-token": token });
 const pageAlias = (site: string, page: string) => names.alias(names.roomAliasLocalpart(site, page));

@@ -6,9 +6,9 @@ import { MatrixNames } from "../../src/matrix/names.ts";
 import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { Visitor } from "../support/visitor.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const enc = encodeURIComponent;
 
 /** Sets users' levels in a room's power levels, as the bot (the room's creator). */
@@ -74,8 +74,8 @@ for (const provider of PROVIDERS) {
         30_000,
         "the page room",
       );
-      assert.equal(roomId, await resolveAlias(`#_service_${siteId}_${page}:${TEST_SERVER_NAME}`));
-      const spaceId = await resolveAlias(`#_service_${siteId}:${TEST_SERVER_NAME}`);
+      assert.equal(roomId, await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_${page}:${TEST_SERVER_NAME}`));
+      const spaceId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}:${TEST_SERVER_NAME}`);
 
       const moderator = await registerMatrixUser(`mod${Date.now().toString(36)}${provider}`);
       const manager = await registerMatrixUser(`mgr${Date.now().toString(36)}${provider}`);

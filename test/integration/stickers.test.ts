@@ -7,13 +7,13 @@ import { randomBytes } from "node:crypto";
 import { MatrixNames } from "../../src/matrix/names.ts";
 import { eventually, PROVIDERS, serviceFor, uniqueSiteId } from "../support/harness.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { call, ok } from "../support/calls.ts";
 import { statusAndCode } from "../support/problems.ts";
 import { registerSite } from "../support/sites.ts";
 
 const enc = encodeURIComponent;
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 const claim = (token: string) => ({ "x-service-claim-token": token });
 const mxc = (id: string) => `mxc://${TEST_SERVER_NAME}/${id}`;

@@ -9,12 +9,12 @@ import { MatrixNames } from "../../src/matrix/names.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { getState } from "../support/matrix.ts";
 import { jpeg, png } from "../support/media-fixtures.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 import { statusAndCode } from "../support/problems.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 
-const names = new MatrixNames("_service_", TEST_SERVER_NAME);
+const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
 const SITE = uniqueSiteId("profiles");
 const OTHER = uniqueSiteId("profiles-other");
 const RETIRED = uniqueSiteId("profiles-retired");

@@ -7,7 +7,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, HTTPRequest, Page } from "puppeteer-core";
 import { startTestService, uniqueSiteId, eventually, type TestService } from "../support/harness.ts";
-import { TEST_AS_TOKEN, TEST_HOMESERVER_URL, TEST_OPERATOR_TOKEN, TEST_SERVICE_PORT } from "../support/environment.ts";
+import {
+  TEST_AS_TOKEN,
+  TEST_HOMESERVER_URL,
+  TEST_OPERATOR_TOKEN,
+  TEST_SERVICE_PORT,
+  TEST_NAMESPACE_PREFIX,
+} from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import {
   demoPageClient,
@@ -229,7 +235,7 @@ describe("the widget in a browser", () => {
   });
 
   test("HTML from a Matrix account is sanitized, javascript: links and names stay text; nothing runs", async () => {
-    const roomId = await resolveAlias(`#_service_${site}_${slug}:localhost`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${site}_${slug}:localhost`);
     const human = await registerMatrixUser(`widget${Date.now().toString(36)}`);
     await matrixRequest("POST", `/_matrix/client/v3/join/${enc(roomId)}`, human.token, {});
     await matrixRequest("PUT", `/_matrix/client/v3/profile/${enc(human.userId)}/displayname`, human.token, {

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { eventually, startTestService, uniqueSiteId, type TestService } from "../support/harness.ts";
-import { TEST_SERVICE_PORT } from "../support/environment.ts";
+import { TEST_SERVICE_PORT, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import {
   axeViolations,
@@ -129,7 +129,7 @@ describe("the widget, read and written", () => {
   });
 
   test("formatted bodies a Matrix account sends with the OWASP filter-evasion payloads run nothing and keep only allowed attributes", async () => {
-    const roomId = await resolveAlias(`#_service_${site}_reading:localhost`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${site}_reading:localhost`);
     const human = await registerMatrixUser(`reader${Date.now().toString(36)}`);
     await matrixRequest("POST", `/_matrix/client/v3/join/${enc(roomId)}`, human.token, {});
     const x = (name: string) => `window.__xss='${name}'`;

@@ -7,7 +7,7 @@ import { PROOF_KEY } from "../../src/matrix/events.ts";
 import { signatureArrays } from "../../src/contract/signatures.ts";
 import { eventually, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { matrixRequest, registerMatrixUser, resolveAlias, roomMessages } from "../support/matrix.ts";
-import { TEST_SERVER_NAME } from "../support/environment.ts";
+import { TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { Visitor } from "../support/visitor.ts";
 
 const enc = encodeURIComponent;
@@ -87,7 +87,7 @@ test("comments and edits submitted concurrently reach the room in submission ord
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     });
     assert.ok(submitted.every((s) => s.status === "sent"));
-    const roomId = await resolveAlias(`#_service_${siteId}_busy:${TEST_SERVER_NAME}`);
+    const roomId = await resolveAlias(`#${TEST_NAMESPACE_PREFIX}${siteId}_busy:${TEST_SERVER_NAME}`);
     const timeline = await roomMessages(roomId);
     const timelineOrder = timeline.map((e) => e.content[PROOF_KEY]?.submission_id).filter(Boolean);
     assert.deepEqual(

@@ -9,13 +9,12 @@ import pg from "pg";
 import { buildConfig, type Config } from "../../src/config/config.ts";
 import { startService, type RunningService } from "../../src/app/app.ts";
 import {
-  TEST_AS_TOKEN,
+  laneIdentity,
   TEST_HOMESERVER_URL,
-  TEST_HS_TOKEN,
+  TEST_LANE,
   TEST_OPERATOR_TOKEN,
   TEST_POSTGRES_URL,
   TEST_SERVER_NAME,
-  TEST_SERVICE_PORT,
 } from "./environment.ts";
 
 export type Provider = "sqlite" | "postgres";
@@ -32,18 +31,28 @@ export const TEST_ORIGIN = "https://blog.example";
 export const uniqueSiteId = (prefix = "site") => `${prefix}-${randomBytes(5).toString("hex")}`;
 
 export function testConfigDocument(
-  options: { registrationFile?: string; databaseUrl?: string; sites?: Record<string, unknown>; port?: number } = {},
+  options: {
+    registrationFile?: string;
+    databaseUrl?: string;
+    sites?: Record<string, unknown>;
+    port?: number;
+    /** The appservice lane (test/support/environment.ts); the test process's own by default. */
+    lane?: number;
+  } = {},
 ) {
   const work = process.env.TEST_WORK_DIR ?? mkdtempSync(join(tmpdir(), "comment-service-"));
+  const lane = laneIdentity(options.lane ?? TEST_LANE);
   return {
-    server: { listen_host: "127.0.0.1", listen_port: options.port ?? TEST_SERVICE_PORT },
+    server: { listen_host: "127.0.0.1", listen_port: options.port ?? lane.servicePort },
     database: { url: options.databaseUrl ?? `file:${join(work, `db-${randomBytes(4).toString("hex")}.sqlite`)}` },
     matrix: {
       homeserver_url: TEST_HOMESERVER_URL,
       server_name: TEST_SERVER_NAME,
-      as_token: TEST_AS_TOKEN,
-      hs_token: TEST_HS_TOKEN,
-      registration_file: options.registrationFile ?? join(work, "registration.yaml"),
+      as_token: lane.asToken,
+      hs_token: lane.hsToken,
+      appservice_id: lane.appserviceId,
+      namespace_prefix: lane.namespacePrefix,
+      registration_file: options.registrationFile ?? join(work, `registration-lane${options.lane ?? TEST_LANE}.yaml`),
     },
     security: { operator_token: TEST_OPERATOR_TOKEN, pow_difficulty: 8 },
     queue: { poll_interval_ms: 50, retry_base_ms: 50 },
