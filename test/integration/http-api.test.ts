@@ -7,7 +7,13 @@ import { resolve } from "node:path";
 import { hashClaimToken } from "../../src/features/sites/sites.ts";
 import { signRequest } from "../../src/security/request-signature.ts";
 import { freshDatabase, startTestService, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
-import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
+import {
+  TEST_APPSERVICE_ID,
+  TEST_HS_TOKEN,
+  TEST_NAMESPACE_PREFIX,
+  TEST_OPERATOR_TOKEN,
+  TEST_SERVER_NAME,
+} from "../support/environment.ts";
 import { matrixRequest } from "../support/matrix.ts";
 import { Visitor } from "../support/visitor.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -499,7 +505,7 @@ describe("live events", () => {
 });
 
 describe("appservice endpoint and dashboard subscriptions", () => {
-  const txn = (id: string, events: unknown[], token = "test-hs-token-0123456789") =>
+  const txn = (id: string, events: unknown[], token = TEST_HS_TOKEN) =>
     fetch(url(`/_matrix/app/v1/transactions/${id}`), {
       method: "PUT",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -507,7 +513,7 @@ describe("appservice endpoint and dashboard subscriptions", () => {
     });
 
   test("the homeserver's appservice ping reaches the service (MSC2659)", async () => {
-    const answer = await matrixRequest("POST", "/_matrix/client/v1/appservice/comment-service/ping", undefined, {
+    const answer = await matrixRequest("POST", `/_matrix/client/v1/appservice/${TEST_APPSERVICE_ID}/ping`, undefined, {
       transaction_id: "ping-1",
     });
     assert.equal(typeof answer.duration_ms, "number");
@@ -519,7 +525,7 @@ describe("appservice endpoint and dashboard subscriptions", () => {
     assert.equal(((await denied.json()) as any).errcode, "M_FORBIDDEN");
     const bad = await fetch(url("/_matrix/app/v1/transactions/t-bad"), {
       method: "PUT",
-      headers: { authorization: "Bearer test-hs-token-0123456789" },
+      headers: { authorization: `Bearer ${TEST_HS_TOKEN}` },
       body: "{",
     });
     assert.equal(bad.status, 400);

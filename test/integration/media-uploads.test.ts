@@ -329,16 +329,18 @@ describe("upload size caps", () => {
         return;
       }
       let sent = 0;
+      // One chunk per turn of the event loop, so the refusal is read between two: a client that
+      // writes on without a pause can be cut off mid-write (EPIPE) before it reads the answer.
       const pump = () => {
-        while (!answered && !req.destroyed && sent < body.chunks) {
-          sent++;
-          onChunk();
-          if (!req.write(body.chunk)) {
-            req.once("drain", pump);
-            return;
-          }
+        if (answered || req.destroyed) return;
+        if (sent >= body.chunks) {
+          req.end();
+          return;
         }
-        if (sent >= body.chunks && !req.destroyed) req.end();
+        sent++;
+        onChunk();
+        if (req.write(body.chunk)) setImmediate(pump);
+        else req.once("drain", pump);
       };
       pump();
     });
