@@ -192,7 +192,6 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       const route = routeIdOf(res) ?? routeKind(req.url ?? "/");
       const status = res.headersSent ? res.statusCode : 0;
       const labels = { route, method: req.method ?? "", status: String(status) };
-      services.metrics.httpRequests.inc(labels);
       services.metrics.httpDuration.observe(labels, seconds);
       // The path without its query: signed media URLs carry their signatures there.
       requestLog.info(

@@ -67,6 +67,14 @@ class HomeserverLink {
 }
 
 /** Prometheus text → the sum of each metric's samples (by name, labels summed over). */
+/** The samples of one metric by their label set, as the exposition text has them. */
+function byLabels(text: string, name: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const match of text.matchAll(new RegExp(`^${name}(\\{[^}]*\\})?\\s+(\\S+)$`, "gm")))
+    values.set(match[1] ?? "", Number(match[2]));
+  return values;
+}
+
 function samples(text: string): Map<string, number> {
   const sums = new Map<string, number>();
   for (const line of text.split("\n")) {
@@ -101,10 +109,12 @@ test("a full run moves every named metric, logs each request with its id, and lo
     hs_token: TEST_HS_TOKEN,
     site_secret: SITE_SECRET,
   };
+  let scraped = "";
   const scrape = async () => {
     const res = await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } });
     assert.equal(res.status, 200);
-    return samples(await res.text());
+    scraped = await res.text();
+    return samples(scraped);
   };
   const streams: SseClient[] = [];
   try {
@@ -296,6 +306,10 @@ test("a full run moves every named metric, logs each request with its id, and lo
     assert.equal(pushed.status, 200);
 
     const after = await scrape();
+    // The request counter is the duration histogram's count, label set by label.
+    const counted = byLabels(scraped, "comments_http_requests_total");
+    assert.ok(counted.size > 3, scraped);
+    assert.deepEqual(counted, byLabels(scraped, "comments_http_request_duration_seconds_count"));
     const moved = (name: string) =>
       assert.ok(
         (after.get(name) ?? 0) > (before.get(name) ?? 0),
