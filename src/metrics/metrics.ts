@@ -47,8 +47,8 @@ export class ServiceMetrics {
       help: "HTTP requests answered, by route id, method and status.",
       labelNames: ["route", "method", "status"],
       registers,
-      // The duration histogram's counts, read when scraped: counting each request a second time
-      // (prom-client hashes the labels of every count) was a few percent of a cached read.
+      // The duration histogram's counts, read when scraped, rather than each request counted a
+      // second time (prom-client hashes and checks the labels of every count).
       async collect() {
         this.reset();
         for (const { metricName, labels, value } of (await httpDuration.get()).values)
