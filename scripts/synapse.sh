@@ -409,7 +409,8 @@ serve_server_wellknown: false
 app_service_config_files: [$(
   for ((i = 0; i < regs; i++)); do
     ((i)) && printf ', '
-    printf '"%s"' "$INST_REL${reg_copy_names[i]#"$INST"}"
+    copy=$(reg_copy "$i")
+    printf '"%s"' "$INST_REL${copy#"$INST"}"
   done
 )]
 

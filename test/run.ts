@@ -11,7 +11,7 @@
 // Each file's output is printed whole when it ends, so two lanes' output never interleaves.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { buildConfig } from "../src/config/config.ts";
 import { startLocalHomeserver, stopLocalHomeserver } from "../src/matrix/local-homeserver.ts";
@@ -78,13 +78,18 @@ if (fullSuite) {
 const work = mkdtempSync(join(tmpdir(), "comment-service-test-"));
 const unitFiles = files.filter((f) => f.startsWith(join("test", "unit")));
 const integrationFiles = files.filter((f) => f.startsWith(join("test", "integration")));
-const isLast = (f: string) => f.split("/").pop()!.startsWith("zz-");
+const isLast = (f: string) => basename(f).startsWith("zz-");
+const last = integrationFiles.filter(isLast);
 /** Files that stop or restart the shared Synapse: nothing else may run beside them. */
-const isAlone = (f: string) =>
-  /\b(stop|restart)LocalHomeserver\b/.test(readFileSync(join(root, f), "utf8")) && !isLast(f);
-const sizeOf = (f: string) => statSync(join(root, f)).size;
+const alone = integrationFiles.filter(
+  (f) => !isLast(f) && /\b(stop|restart)LocalHomeserver\b/.test(readFileSync(join(root, f), "utf8")),
+);
 // The longest first (a file's size stands in for its duration), so the lanes end together.
-const shared = integrationFiles.filter((f) => !isAlone(f) && !isLast(f)).sort((a, b) => sizeOf(b) - sizeOf(a));
+const shared = integrationFiles
+  .filter((f) => !isLast(f) && !alone.includes(f))
+  .map((f) => ({ f, size: statSync(join(root, f)).size }))
+  .sort((a, b) => b.size - a.size)
+  .map(({ f }) => f);
 const lanes = Math.min(LANES, Math.max(1, shared.length));
 
 if (integrationFiles.length > 0) {
@@ -184,8 +189,7 @@ try {
   const results: FilesRun[] = [];
   if (unitFiles.length > 0) results.push(record(await runFiles(unitFiles, 0, { fullSuite }), "the unit tests"));
   results.push(...(await runLanes([...shared])));
-  for (const file of integrationFiles.filter(isAlone).concat(integrationFiles.filter(isLast)))
-    results.push(record(await runFiles([file], 0, { fullSuite }), file));
+  for (const file of [...alone, ...last]) results.push(record(await runFiles([file], 0, { fullSuite }), file));
 
   status = results.find((r) => r.status !== 0)?.status ?? 0;
   // An integration test that fails once runs once more, on its own: the real Synapse, databases

@@ -41,7 +41,8 @@ export function testConfigDocument(
   } = {},
 ) {
   const work = process.env.TEST_WORK_DIR ?? mkdtempSync(join(tmpdir(), "comment-service-"));
-  const lane = laneIdentity(options.lane ?? TEST_LANE);
+  const laneNumber = options.lane ?? TEST_LANE;
+  const lane = laneIdentity(laneNumber);
   return {
     server: { listen_host: "127.0.0.1", listen_port: options.port ?? lane.servicePort },
     database: { url: options.databaseUrl ?? `file:${join(work, `db-${randomBytes(4).toString("hex")}.sqlite`)}` },
@@ -52,7 +53,7 @@ export function testConfigDocument(
       hs_token: lane.hsToken,
       appservice_id: lane.appserviceId,
       namespace_prefix: lane.namespacePrefix,
-      registration_file: options.registrationFile ?? join(work, `registration-lane${options.lane ?? TEST_LANE}.yaml`),
+      registration_file: options.registrationFile ?? join(work, `registration-lane${laneNumber}.yaml`),
     },
     security: { operator_token: TEST_OPERATOR_TOKEN, pow_difficulty: 8 },
     queue: { poll_interval_ms: 50, retry_base_ms: 50 },
