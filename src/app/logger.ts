@@ -34,15 +34,25 @@ const LOG_FLUSH_MS = 250;
  * (1.2% in 32 KB blocks). A line waits at most LOG_FLUSH_MS when traffic is light;
  * pino writes what is held synchronously when the process exits (a SIGKILL loses at most one
  * block, or the last LOG_FLUSH_MS of lines).
+ *
+ * The block is kept as the lines' bytes (sonic-boom's "buffer" mode), not as one growing string:
+ * in its text mode sonic-boom measures the held string's UTF-8 length on every write, which
+ * flattens and walks up to a block per line (8.5 µs a request line with 32 KB blocks, against
+ * 2.5 µs so, of which 1.3 µs is pino making the line).
  */
 export function logDestination(fd = 1): ReturnType<typeof pino.destination> {
-  return pino.destination({
+  const destination = pino.destination({
     dest: fd,
     sync: false,
     minLength: LOG_BLOCK_BYTES,
     maxWrite: 2 * LOG_BLOCK_BYTES,
     periodicFlush: LOG_FLUSH_MS,
+    contentMode: "buffer",
   });
+  // pino writes each line as a string; the buffer mode holds Buffers.
+  const writeBytes = destination.write.bind(destination) as unknown as (bytes: Buffer) => boolean;
+  destination.write = (line: string) => writeBytes(Buffer.from(line));
+  return destination;
 }
 
 let stampSecond = Number.NaN;

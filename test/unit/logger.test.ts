@@ -1,6 +1,7 @@
 // The structured logger: JSON lines at the configured level, credential-named fields censored.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +77,57 @@ test("the default destination writes a few short lines within its flush interval
     );
   } finally {
     destination.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the default destination keeps lines whole and in order across blocks, multi-byte text included", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "logger-"));
+  const file = join(dir, "service.log");
+  const destination = logDestination(openSync(file, "a"));
+  const logger = createLogger("info", destination);
+  // About 20 blocks of 32 KB, each line with characters of two, three and four UTF-8 bytes.
+  const count = 5000;
+  for (let i = 0; i < count; i++) logger.info({ i, text: `é€👋🏽 ${"x".repeat(i % 200)}` }, "line");
+  try {
+    const deadline = Date.now() + 5000;
+    let lines: string[] = [];
+    while (Date.now() < deadline) {
+      lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      if (lines.length >= count) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(lines.length, count);
+    lines.forEach((line, i) => {
+      const entry = JSON.parse(line) as { i: number; text: string };
+      assert.equal(entry.i, i);
+      assert.equal(entry.text, `é€👋🏽 ${"x".repeat(i % 200)}`);
+    });
+  } finally {
+    destination.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("lines held in the default destination's block are written when the process exits", () => {
+  const dir = mkdtempSync(join(tmpdir(), "logger-"));
+  const file = join(dir, "service.log");
+  try {
+    // Three short lines (far below a block), then exit before the flush interval.
+    const script = `
+      import { openSync } from "node:fs";
+      import { createLogger, logDestination } from ${JSON.stringify(join(import.meta.dirname, "../../src/app/logger.ts"))};
+      const logger = createLogger("info", logDestination(openSync(${JSON.stringify(file)}, "a")));
+      for (let i = 0; i < 3; i++) logger.info({ i }, "before exit");
+      process.exit(0);
+    `;
+    execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "pipe" });
+    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { i: number }).i),
+      [0, 1, 2],
+    );
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
