@@ -1,6 +1,6 @@
 // The composition root: builds every service from the configuration.
 import type { Config } from "../config/config.ts";
-import { openDatabase, type Db } from "../db/client.ts";
+import { driverStatements, openDatabase, type Db } from "../db/client.ts";
 import { providerOf } from "../db/database-url.ts";
 import { migrate } from "../db/migrations.ts";
 import { Challenges } from "../writes/challenge-store.ts";
@@ -143,6 +143,7 @@ export async function createServices(
 ): Promise<Services> {
   await migrate(config.database.url);
   const db = await openDatabase(config.database.url, config.database);
+  await driverStatements(db).open();
   const names = new MatrixNames(config.matrix.namespacePrefix, config.matrix.serverName);
   const metrics = new ServiceMetrics();
   const homeserver = new Homeserver(

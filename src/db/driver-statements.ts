@@ -27,6 +27,8 @@ export interface DriverStatements {
   all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
   /** Runs a writing statement, committed on its own; resolves its rows (RETURNING) and how many rows it changed. */
   run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }>;
+  /** Opens the connections now (PostgreSQL's pool, kept open since), so the first requests after a start do not each wait for one. */
+  open(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,9 @@ class SqliteStatements implements DriverStatements {
     this.writes = new SqliteConnection(path, 0, tuning);
   }
 
+  /** Open from the start. */
+  async open(): Promise<void> {}
+
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     const { statement, values, toRow } = this.reads.bind(sql, params);
     return SqliteConnection.rows<Row>(statement, values, toRow);
@@ -183,6 +188,9 @@ class PostgresStatements implements DriverStatements {
     this.pool = new pg.Pool({
       connectionString: url,
       max: POOL_SIZE,
+      // Opened at start (open()) and kept: a new connection costs a backend start and its first
+      // statements' planning, which a cold start's first requests would otherwise each wait for.
+      min: POOL_SIZE,
       idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
       types,
@@ -195,6 +203,11 @@ class PostgresStatements implements DriverStatements {
     });
     // An idle connection's failure (a restart, a dropped database) only closes it.
     this.pool.on("error", () => {});
+  }
+
+  async open(): Promise<void> {
+    const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => this.pool.connect()));
+    for (const client of clients) client.release();
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {

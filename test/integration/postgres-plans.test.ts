@@ -1,5 +1,5 @@
 // The driver's statements on real PostgreSQL run on generic plans, planned once per connection
-// (src/db/driver-statements.ts), and no connection of the service plans parallel workers or JIT
+// (src/db/driver-statements.ts) on connections opened at start, and no connection of the service plans parallel workers or JIT
 // (src/db/postgres-session.ts): a list page read again and again, past the executions after which
 // PostgreSQL settles on a plan, still reads exactly its ranks in either order.
 import { test } from "node:test";
@@ -16,6 +16,12 @@ test("list pages on PostgreSQL's generic plans read their ranks, read after read
     await migrate(database.url);
     const db = await openDatabase(database.url);
     try {
+      // The service opens the driver's pool at start (services.ts): its connections exist before any read.
+      await driverStatements(db).open();
+      const [connections] = (await db.$queryRawUnsafe(
+        "SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      )) as Array<{ n: number }>;
+      assert.ok(connections!.n >= 8, `${connections!.n} connections open`);
       const [mode] = await driverStatements(db).all<{ plan_cache_mode: string }>("SHOW plan_cache_mode", []);
       assert.equal(mode!.plan_cache_mode, "force_generic_plan");
       // Neither pool's statements may start parallel workers or JIT-compile (postgres-session.ts).
