@@ -157,11 +157,17 @@ for (const provider of PROVIDERS) {
       await reactors[1]!.unreact("ranked", one.event_id, "👍");
       await reactors[0]!.react("ranked", two.event_id, "😂");
       await reactors[1]!.react("ranked", two.event_id, "😂");
+      // two (😂 ×2) ties three (👍, 🎉) and, older, goes first; one has none left. (Between the
+      // two 😂, the order is three, two, four, one: the final order, not that one, is awaited.)
       await eventually(
-        async () => (await top(1, 4)).bodies.join() === "three,two,four,one",
+        async () => (await top(1, 4)).bodies.join() === "two,three,four,one",
         30_000,
         "the order follows the reactions",
       );
+      const reactions = (await author.listComments("ranked", { order: "top" })).data.map((m) =>
+        m.reactions.map((r) => `${r.key}${r.count}`).join(" "),
+      );
+      assert.deepEqual(reactions, ["😂2", "👍1 🎉1", "👍1", ""]);
     });
   });
 }
