@@ -139,12 +139,28 @@ for (const provider of PROVIDERS) {
 
     test("concurrent misses of one read run it once (single flight)", async () => {
       const executions = () => service.services.metrics.sources.readCache!().executions;
-      await list();
-      const before = executions();
-      service.services.signals.pageChanged({ siteId, pageSlug: page });
-      const bodies = await Promise.all(Array.from({ length: 50 }, () => list()));
-      assert.equal(executions() - before, 1);
-      for (const body of bodies) assert.deepEqual(body, bodies[0]);
+      // A change the service itself projects meanwhile (a late event of the page's setup), or a
+      // cached body expiring at a whole minute, rightly starts a second execution: such a window
+      // is measured again, and the assertion is made on one that had neither.
+      let changes = 0;
+      const stopListening = service.services.signals.onPageChanged(() => changes++);
+      try {
+        for (let attempt = 1; ; attempt++) {
+          await list();
+          const before = executions();
+          service.services.signals.pageChanged({ siteId, pageSlug: page });
+          changes = 0;
+          const minute = Math.floor(Date.now() / 60_000);
+          const bodies = await Promise.all(Array.from({ length: 50 }, () => list()));
+          const disturbed = changes > 0 || Math.floor(Date.now() / 60_000) !== minute;
+          if (disturbed && attempt < 5) continue;
+          assert.equal(executions() - before, 1, `attempt ${attempt}, ${changes} changes meanwhile`);
+          for (const body of bodies) assert.deepEqual(body, bodies[0]);
+          break;
+        }
+      } finally {
+        stopListening();
+      }
     });
 
     test("validation and the signature check stay in front of the cache", async () => {
