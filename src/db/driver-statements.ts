@@ -191,7 +191,6 @@ class PostgresStatements implements DriverStatements {
       // Opened at start (open()) and kept: a new connection costs a backend start and its first
       // statements' planning, which a cold start's first requests would otherwise each wait for.
       min: POOL_SIZE,
-      idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
       types,
       // Generic plans: PostgreSQL would otherwise plan a named statement again on every execution
