@@ -56,6 +56,19 @@ test("the time field is ISO 8601 to the millisecond, as pino's isoTime writes it
   assert.ok(time >= before && time <= Date.now());
 });
 
+/** The lines in `file` once it holds `count` of them, or as they are after `withinMs`. */
+async function linesWritten(file: string, count: number, withinMs = 5000): Promise<string[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+    if (lines.length >= count || Date.now() >= deadline) return lines;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The `i` field of each line. */
+const numbers = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { i: number }).i);
+
 test("the default destination writes a few short lines within its flush interval, not only full blocks", async () => {
   const dir = mkdtempSync(join(tmpdir(), "logger-"));
   const file = join(dir, "service.log");
@@ -64,17 +77,7 @@ test("the default destination writes a few short lines within its flush interval
   const logger = createLogger("info", destination);
   for (let i = 0; i < 3; i++) logger.info({ i }, "short");
   try {
-    const deadline = Date.now() + 5000;
-    let lines: string[] = [];
-    while (Date.now() < deadline) {
-      lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
-      if (lines.length === 3) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.deepEqual(
-      lines.map((line) => (JSON.parse(line) as { i: number }).i),
-      [0, 1, 2],
-    );
+    assert.deepEqual(numbers(await linesWritten(file, 3)), [0, 1, 2]);
   } finally {
     destination.end();
     rmSync(dir, { recursive: true, force: true });
@@ -90,13 +93,7 @@ test("the default destination keeps lines whole and in order across blocks, mult
   const count = 5000;
   for (let i = 0; i < count; i++) logger.info({ i, text: `é€👋🏽 ${"x".repeat(i % 200)}` }, "line");
   try {
-    const deadline = Date.now() + 5000;
-    let lines: string[] = [];
-    while (Date.now() < deadline) {
-      lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
-      if (lines.length >= count) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const lines = await linesWritten(file, count);
     assert.equal(lines.length, count);
     lines.forEach((line, i) => {
       const entry = JSON.parse(line) as { i: number; text: string };
@@ -109,7 +106,7 @@ test("the default destination keeps lines whole and in order across blocks, mult
   }
 });
 
-test("lines held in the default destination's block are written when the process exits", () => {
+test("lines held in the default destination's block are written when the process exits", async () => {
   const dir = mkdtempSync(join(tmpdir(), "logger-"));
   const file = join(dir, "service.log");
   try {
@@ -122,11 +119,7 @@ test("lines held in the default destination's block are written when the process
       process.exit(0);
     `;
     execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "pipe" });
-    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
-    assert.deepEqual(
-      lines.map((line) => (JSON.parse(line) as { i: number }).i),
-      [0, 1, 2],
-    );
+    assert.deepEqual(numbers(await linesWritten(file, 0, 0)), [0, 1, 2]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
