@@ -73,13 +73,20 @@ export const CONFIG_KEYS = {
     type: "integer",
     default: 32,
     min: 1,
-    doc: "SQLite only: each connection's page cache in MiB (the service holds three). Reads of pages beyond it come from the memory map.",
+    doc: "SQLite only: each connection's page cache in MiB (the service holds two, and one on each read thread). Reads of pages beyond it come from the memory map.",
   },
   "database.sqlite_mmap_mb": {
     type: "integer",
     default: 2000,
     min: 0,
     doc: "SQLite only: how much of the database file (MiB) is read through a memory map instead of read() calls, so a read model of millions of comments is served from the OS page cache without copies; 0 turns it off. The bundled SQLite caps it at 2 GiB. Address space, not memory: the OS pages it in and out.",
+  },
+  "database.sqlite_read_threads": {
+    type: "integer",
+    default: 2,
+    min: 0,
+    max: 16,
+    doc: "SQLite only: how many threads run the hot reads (comment lists, counts), each with a connection and page cache of its own, so a read waiting on the disk does not hold the service's event loop and several reach the disk at once; 0 runs them on the event loop's thread.",
   },
 
   "matrix.homeserver_url": {

@@ -35,6 +35,7 @@ export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0] &
 const DEFAULT_SQLITE_TUNING: SqliteTuning = {
   sqliteCacheMb: CONFIG_KEYS["database.sqlite_cache_mb"].default,
   sqliteMmapMb: CONFIG_KEYS["database.sqlite_mmap_mb"].default,
+  sqliteReadThreads: CONFIG_KEYS["database.sqlite_read_threads"].default,
 };
 
 export async function openDatabase(url: string, sqlite: SqliteTuning = DEFAULT_SQLITE_TUNING): Promise<Db> {

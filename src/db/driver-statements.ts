@@ -19,6 +19,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { providerOf, sqlitePath } from "./database-url.ts";
 import { setUpSession } from "./postgres-session.ts";
+import { SqliteReadThreads } from "./sqlite-read-threads.ts";
 import { sqlitePragmas, type SqliteTuning } from "./sqlite-tuning.ts";
 import { setBounded } from "../core/bounded-map.ts";
 
@@ -61,6 +62,18 @@ function rowBuilder(columns: string[]): (values: unknown[]) => unknown {
   return new Function("values", `return { ${fields.join(", ")} };`) as (values: unknown[]) => unknown;
 }
 
+/** A statement's SQLite text (`?` placeholders) and which parameter each placeholder binds (better-sqlite3 binds `?NNN` as anonymous ones). */
+function sqliteForm(sql: string): { text: string; binds: number[] } {
+  return { text: sql.replace(/\$\d+/g, "?"), binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1) };
+}
+
+/** The values a SQLite statement binds, in its placeholders' order; a Date as Prisma's SQLite adapter stores a DateTime. */
+const sqliteValues = (binds: number[], params: readonly unknown[]): unknown[] =>
+  binds.map((i) => {
+    const value = params[i];
+    return value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value;
+  });
+
 /** A SQLite connection, opened on first use, and its statements. */
 class SqliteConnection {
   private connection: Database.Database | null = null;
@@ -86,7 +99,8 @@ class SqliteConnection {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       this.connection ??= this.open();
-      const statement = this.connection.prepare(sql.replace(/\$\d+/g, "?"));
+      const form = sqliteForm(sql);
+      const statement = this.connection.prepare(form.text);
       const toRow = statement.reader
         ? rowBuilder(
             statement
@@ -95,14 +109,10 @@ class SqliteConnection {
               .map((column) => column.name),
           )
         : null;
-      prepared = { statement, binds: [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), toRow };
+      prepared = { statement, binds: form.binds, toRow };
       setBounded(this.statements, sql, prepared, MAX_STATEMENTS);
     }
-    // A Date as Prisma's SQLite adapter stores a DateTime.
-    const values = prepared.binds
-      .map((i) => params[i])
-      .map((value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value));
-    return { statement: prepared.statement, values, toRow: prepared.toRow };
+    return { statement: prepared.statement, values: sqliteValues(prepared.binds, params), toRow: prepared.toRow };
   }
 
   /** The rows of a reading statement, as objects. */
@@ -125,24 +135,60 @@ const isBusy = (err: unknown): boolean =>
   typeof (err as { code?: unknown } | null)?.code === "string" &&
   (err as { code: string }).code.startsWith("SQLITE_BUSY");
 
+/** A read statement's SQLite form on the read threads, and its row builder once a thread has described its columns. */
+interface ThreadStatement {
+  text: string;
+  binds: number[];
+  toRow: ((values: unknown[]) => unknown) | null;
+}
+
 class SqliteStatements implements DriverStatements {
-  private readonly reads: SqliteConnection;
+  /** Reads on the event loop's thread (database.sqlite_read_threads = 0)... */
+  private readonly reads: SqliteConnection | null;
+  /** ...or on threads of their own. */
+  private readonly readThreads: SqliteReadThreads | null;
+  private readonly threadStatements = new Map<string, ThreadStatement>();
   private readonly writes: SqliteConnection;
 
   // Connections of their own (WAL: reads see what the writers committed); an in-memory database
   // is private to its connection, so it cannot have them.
   constructor(path: string, tuning: SqliteTuning) {
     if (path === ":memory:") throw new Error("driver reads need a database file, not :memory:");
-    this.reads = new SqliteConnection(path, BUSY_TIMEOUT_MS, tuning);
+    this.reads = tuning.sqliteReadThreads === 0 ? new SqliteConnection(path, BUSY_TIMEOUT_MS, tuning) : null;
+    this.readThreads =
+      tuning.sqliteReadThreads === 0
+        ? null
+        : new SqliteReadThreads({
+            path,
+            pragmas: sqlitePragmas(tuning),
+            timeoutMs: BUSY_TIMEOUT_MS,
+            maxStatements: MAX_STATEMENTS,
+            count: tuning.sqliteReadThreads,
+          });
     this.writes = new SqliteConnection(path, 0, tuning);
   }
 
-  /** Open from the start. */
-  async open(): Promise<void> {}
+  async open(): Promise<void> {
+    await this.readThreads?.start();
+  }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const { statement, values, toRow } = this.reads.bind(sql, params);
-    return SqliteConnection.rows<Row>(statement, values, toRow);
+    if (this.readThreads === null) {
+      const { statement, values, toRow } = this.reads!.bind(sql, params);
+      return SqliteConnection.rows<Row>(statement, values, toRow);
+    }
+    let statement = this.threadStatements.get(sql);
+    if (statement === undefined) {
+      statement = { ...sqliteForm(sql), toRow: null };
+      setBounded(this.threadStatements, sql, statement, MAX_STATEMENTS);
+    }
+    const { rows, columns } = await this.readThreads.read(
+      statement.text,
+      sqliteValues(statement.binds, params),
+      statement.toRow === null,
+    );
+    statement.toRow ??= rowBuilder(columns!);
+    return rows.map(statement.toRow) as Row[];
   }
 
   async run<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; count: number }> {
@@ -161,7 +207,8 @@ class SqliteStatements implements DriverStatements {
   }
 
   async close(): Promise<void> {
-    this.reads.close();
+    this.reads?.close();
+    await this.readThreads?.close();
     this.writes.close();
   }
 }

@@ -6,6 +6,8 @@
 export interface SqliteTuning {
   sqliteCacheMb: number;
   sqliteMmapMb: number;
+  /** How many threads run the driver's reads, each on a connection of its own (0: on the event loop's thread). */
+  sqliteReadThreads: number;
 }
 
 /** The pragmas a new connection runs. */

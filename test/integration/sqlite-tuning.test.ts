@@ -1,6 +1,6 @@
-// Every SQLite connection of the service (Prisma's, and the driver's read and write connections)
-// runs with the configured page cache and memory map (src/db/sqlite-tuning.ts), and without a
-// configuration with the keys' defaults.
+// Every SQLite connection of the service (Prisma's, and the driver's read and write connections,
+// the reads' on their threads or on the event loop's) runs with the configured page cache and
+// memory map (src/db/sqlite-tuning.ts), and without a configuration with the keys' defaults.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,10 +9,11 @@ import { tmpdir } from "node:os";
 import { driverStatements, openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrations.ts";
 import { buildConfig } from "../../src/config/config.ts";
+import type { SqliteTuning } from "../../src/db/sqlite-tuning.ts";
 
 type Pragmas = { cache_size: number | bigint; mmap_size: number | bigint };
 
-async function pragmasOf(url: string, tuning?: { sqliteCacheMb: number; sqliteMmapMb: number }) {
+async function pragmasOf(url: string, tuning?: SqliteTuning) {
   const db = await openDatabase(url, tuning);
   try {
     const prisma = {
@@ -40,10 +41,19 @@ test("SQLite connections get the configured page cache and memory map", async ()
     const url = `file:${join(work, "db.sqlite")}`;
     await migrate(url);
     const config = buildConfig({
-      database: { url, sqlite_cache_mb: 8, sqlite_mmap_mb: 256 },
+      database: { url, sqlite_cache_mb: 8, sqlite_mmap_mb: 256, sqlite_read_threads: 0 },
       matrix: { as_token: "as-token", hs_token: "hs-token" },
     });
     assert.deepEqual(await pragmasOf(url, config.database), {
+      prisma: { cache: -8 * 1024, mmap: 256 * 2 ** 20 },
+      reads: { cache: -8 * 1024, mmap: 256 * 2 ** 20 },
+      writes: { mmap: 256 * 2 ** 20 },
+    });
+    const threaded = buildConfig({
+      database: { url, sqlite_cache_mb: 8, sqlite_mmap_mb: 256, sqlite_read_threads: 3 },
+      matrix: { as_token: "as-token", hs_token: "hs-token" },
+    });
+    assert.deepEqual(await pragmasOf(url, threaded.database), {
       prisma: { cache: -8 * 1024, mmap: 256 * 2 ** 20 },
       reads: { cache: -8 * 1024, mmap: 256 * 2 ** 20 },
       writes: { mmap: 256 * 2 ** 20 },
