@@ -25,6 +25,7 @@ import {
   find,
   launchBrowser,
   openWidget,
+  postInWidget,
   screenshot,
   waitInWidget,
 } from "../support/browser.ts";
@@ -66,12 +67,6 @@ async function onCard(page: Page, text: string, label: string): Promise<void> {
 async function checkDesk(page: Page, name: string): Promise<void> {
   assert.deepEqual(await axeViolations(page, "body"), [], `${name}: no violation`);
   await screenshot(page, `desk-${name}`, null);
-}
-
-/** Types into the widget's main composer and posts. */
-async function postInWidget(page: Page, text: string): Promise<void> {
-  await page.type("matrix-comments >>> textarea[name=comment]", text);
-  await page.click("matrix-comments >>> form[aria-label=Comment] button[type=submit]");
 }
 
 /** Nothing a comment holds ran or became an element in the desk. */

@@ -21,6 +21,7 @@ import {
   inWidget,
   launchBrowser,
   openWidget,
+  postInWidget,
   screenshot,
   waitInWidget,
 } from "../support/browser.ts";
@@ -55,12 +56,6 @@ async function clickOn(page: Page, text: string, label: string): Promise<void> {
       if (attempt >= 3 || !/detached|not clickable/i.test(String(err))) throw err;
     }
   }
-}
-
-/** Types into the main composer and posts. */
-async function post(page: Page, text: string): Promise<void> {
-  await page.type("matrix-comments >>> textarea[name=comment]", text);
-  await page.click("matrix-comments >>> form[aria-label=Comment] button[type=submit]");
 }
 
 /** Every comment the service lists for the page. */
@@ -106,7 +101,7 @@ describe("the widget in a browser", () => {
     await waitInWidget(tabB, (root) => root.textContent!.includes("Live"));
 
     await tabA.type("matrix-comments >>> input[name=name]", "Ada");
-    await post(tabA, "Hello from tab A");
+    await postInWidget(tabA, "Hello from tab A");
     await shown(tabA, "Hello from tab A");
     await shown(tabB, "Hello from tab A");
     const headers = await Promise.all(
@@ -170,7 +165,7 @@ describe("the widget in a browser", () => {
   });
 
   test("edit and delete one's own comment", async () => {
-    await post(tabA, "Typo here");
+    await postInWidget(tabA, "Typo here");
     await shown(tabA, "Typo here");
     await clickOn(tabA, "Typo here", "Edit");
     const editor = await tabA.waitForSelector("matrix-comments >>> form.reply-form textarea");
@@ -218,7 +213,7 @@ describe("the widget in a browser", () => {
       );
     };
     tabA.on("request", intercept);
-    await post(tabA, "Only once, please");
+    await postInWidget(tabA, "Only once, please");
     await shown(tabA, "Only once, please");
     // The first attempt's comment shows before the retry (after a backoff) has its answer.
     await eventually(async () => attempts.length === 2, 20_000, "the retry");

@@ -67,6 +67,17 @@ export async function openWidget(
   return page;
 }
 
+/**
+ * Types into the widget's main composer and posts. The composer is made once the widget's first
+ * read has answered, after the list itself: it is waited for.
+ */
+export async function postInWidget(page: Page, text: string): Promise<void> {
+  const composer = "matrix-comments >>> textarea[name=comment]";
+  await page.waitForSelector(composer);
+  await page.type(composer, text);
+  await page.click("matrix-comments >>> form[aria-label=Comment] button[type=submit]");
+}
+
 /** Evaluates `fn` with the widget's shadow root. */
 export function inWidget<T, A extends unknown[]>(
   page: Page,

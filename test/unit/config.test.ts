@@ -31,7 +31,12 @@ describe("defaults", () => {
     });
   });
   test("database", () => {
-    assert.deepEqual(config.database, { url: "file:./.data/comments.db", sqliteCacheMb: 32, sqliteMmapMb: 2000 });
+    assert.deepEqual(config.database, {
+      url: "file:./.data/comments.db",
+      sqliteCacheMb: 32,
+      sqliteMmapMb: 2000,
+      sqliteReadThreads: 2,
+    });
   });
   test("matrix", () => {
     assert.deepEqual(config.matrix, {
