@@ -86,7 +86,7 @@ export const CONFIG_KEYS = {
     default: 2,
     min: 0,
     max: 16,
-    doc: "SQLite only: how many threads run the hot reads (comment lists, counts), each with a connection and page cache of its own, so a read waiting on the disk does not hold the service's event loop and several reach the disk at once; 0 runs them on the event loop's thread.",
+    doc: "SQLite only: how many threads run the driver's reads (comment lists, counts, the projection's lookups), each with a connection and page cache of its own, so a read waiting on the disk does not hold the service's event loop and several reach the disk at once; 0 runs them on the event loop's thread.",
   },
 
   "matrix.homeserver_url": {
