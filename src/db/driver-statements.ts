@@ -143,10 +143,8 @@ interface ThreadStatement {
 }
 
 class SqliteStatements implements DriverStatements {
-  /** Reads on the event loop's thread (database.sqlite_read_threads = 0)... */
-  private readonly reads: SqliteConnection | null;
-  /** ...or on threads of their own. */
-  private readonly readThreads: SqliteReadThreads | null;
+  /** Where reads run: on the event loop's thread (database.sqlite_read_threads = 0) or on threads of their own. */
+  private readonly reads: SqliteConnection | SqliteReadThreads;
   private readonly threadStatements = new Map<string, ThreadStatement>();
   private readonly writes: SqliteConnection;
 
@@ -154,10 +152,9 @@ class SqliteStatements implements DriverStatements {
   // is private to its connection, so it cannot have them.
   constructor(path: string, tuning: SqliteTuning) {
     if (path === ":memory:") throw new Error("driver reads need a database file, not :memory:");
-    this.reads = tuning.sqliteReadThreads === 0 ? new SqliteConnection(path, BUSY_TIMEOUT_MS, tuning) : null;
-    this.readThreads =
+    this.reads =
       tuning.sqliteReadThreads === 0
-        ? null
+        ? new SqliteConnection(path, BUSY_TIMEOUT_MS, tuning)
         : new SqliteReadThreads({
             path,
             pragmas: sqlitePragmas(tuning),
@@ -169,12 +166,12 @@ class SqliteStatements implements DriverStatements {
   }
 
   async open(): Promise<void> {
-    await this.readThreads?.start();
+    if (this.reads instanceof SqliteReadThreads) await this.reads.start();
   }
 
   async all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    if (this.readThreads === null) {
-      const { statement, values, toRow } = this.reads!.bind(sql, params);
+    if (this.reads instanceof SqliteConnection) {
+      const { statement, values, toRow } = this.reads.bind(sql, params);
       return SqliteConnection.rows<Row>(statement, values, toRow);
     }
     let statement = this.threadStatements.get(sql);
@@ -182,7 +179,7 @@ class SqliteStatements implements DriverStatements {
       statement = { ...sqliteForm(sql), toRow: null };
       setBounded(this.threadStatements, sql, statement, MAX_STATEMENTS);
     }
-    const { rows, columns } = await this.readThreads.read(
+    const { rows, columns } = await this.reads.read(
       statement.text,
       sqliteValues(statement.binds, params),
       statement.toRow === null,
@@ -207,8 +204,7 @@ class SqliteStatements implements DriverStatements {
   }
 
   async close(): Promise<void> {
-    this.reads?.close();
-    await this.readThreads?.close();
+    await this.reads.close();
     this.writes.close();
   }
 }
