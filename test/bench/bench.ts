@@ -6,12 +6,14 @@
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
 import { fork, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { stringify as stringifyToml } from "smol-toml";
 import { buildConfig } from "../../src/config/config.ts";
 import { startService, writeRegistration, type RunningService } from "../../src/app/app.ts";
 import { logDestination } from "../../src/app/logger.ts";
@@ -30,6 +32,7 @@ import type {
   LoadOptions,
   LoadResult,
   ReferenceServer,
+  ServiceProcess,
   Section,
 } from "./section.ts";
 
@@ -224,6 +227,86 @@ function reference(
   });
 }
 
+/** A free TCP port on the loopback interface (a listener on port 0, closed). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let processCount = 0;
+
+/**
+ * A service instance started as `npm start` starts one (the start script's command and flags),
+ * with `--config` (the bench's document and `overrides`, as TOML) and `--no-worker`; its stdout
+ * (the JSON lines) goes into a file of its own. Resolves once /health/ready answers 200.
+ */
+async function startProcess(
+  work: string,
+  databaseUrl: string,
+  overrides: Record<string, unknown>,
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const document: Record<string, unknown> = benchDocument(work, databaseUrl, port);
+  for (const [key, value] of Object.entries(overrides)) {
+    const path = key.split(".");
+    let section = document;
+    for (const name of path.slice(0, -1)) section = (section[name] ??= {}) as Record<string, unknown>;
+    section[path.at(-1)!] = value;
+  }
+  const name = `process-${++processCount}`;
+  const configFile = join(work, `${name}.toml`);
+  writeFileSync(configFile, stringifyToml(document));
+  const [command, ...args] = startScript.split(/\s+/);
+  const child = spawn(
+    command === "node" ? process.execPath : command!,
+    [...args, "--config", configFile, "--no-worker"],
+    {
+      cwd: join(import.meta.dirname, "../.."),
+      stdio: ["ignore", openSync(join(work, `${name}.log`), "a"), "inherit"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    references.delete(stop);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  references.add(stop);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await eventually(
+      `${name} ready`,
+      async () => {
+        if (child.exitCode !== null)
+          throw new Error(`${name} exited with ${child.exitCode} (log: ${join(work, `${name}.log`)})`);
+        return (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200;
+      },
+      60_000,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const stat = () => readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return {
+    url,
+    // utime and stime (the 14th and 15th fields of /proc/PID/stat) in clock ticks, 100 a second.
+    cpuMicros: async () => {
+      const fields = stat();
+      return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    },
+    // rss (the 24th field), in pages.
+    rssBytes: () => Number(stat()[21]) * 4096,
+    stop,
+  };
+}
+
 async function eventually<T>(
   what: string,
   check: () => Promise<T | null | undefined | false>,
@@ -327,6 +410,7 @@ if (sections.length > 0) {
       seeded: { siteId: SITE, pageSlug: PAGE, roomId, commentCount, origin: ORIGIN, viewer: visitor },
       load,
       reference,
+      startProcess: (options = {}) => startProcess(work, database.url, options.overrides ?? {}),
       async startInstance(options = {}) {
         const instance = await startService(
           buildConfig(benchDocument(work, database.url, 0), options.overrides ?? {}),

@@ -45,6 +45,8 @@ export async function sideBySide(
   /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
   companion?: Omit<LoadOptions, "url"> & { url?: string },
   rounds = ROUNDS,
+  /** The CPU time so far (µs) of what answers the service's and the companion's requests: by default this process (instances run in it). */
+  cpuOf: { service: () => Promise<number>; companion: () => Promise<number> } = { service: ownCpu, companion: ownCpu },
 ): Promise<
   BenchRow & {
     measured: LoadResult;
@@ -52,7 +54,7 @@ export async function sideBySide(
     companion: LoadResult | null;
     /** Each round's service and companion results, in round order. */
     byRound: { service: LoadResult; companion: LoadResult | null }[];
-    /** CPU µs per request answered: the service, the bare reference, the companion (in this process). */
+    /** CPU µs per request answered: the service, the bare reference, the companion. */
     cpu: { service: number; bare: number; companion: number | null };
   }
 > {
@@ -67,37 +69,39 @@ export async function sideBySide(
   const service: LoadResult[] = [];
   const bare: LoadResult[] = [];
   const companions: LoadResult[] = [];
-  // CPU time per request answered: the service's (it runs in this process) and the reference's.
-  // Unlike a rate, it hardly moves with what else the machine runs.
+  // CPU time per request answered: the service's, the companion's and the reference's. Unlike a
+  // rate, it hardly moves with what else the machine runs.
   let serviceCpu = 0;
   let bareCpu = 0;
   let companionCpu = 0;
-  const inProcess = async (load: Promise<LoadResult>, into: LoadResult[]) => {
-    const before = process.cpuUsage();
-    into.push(await load);
-    const { user, system } = process.cpuUsage(before);
-    return user + system;
+  const timed = async (cpu: () => Promise<number>, load: () => Promise<LoadResult>, into: LoadResult[]) => {
+    const before = await cpu();
+    into.push(await load());
+    return (await cpu()) - before;
   };
   try {
     const durationMs = Math.max(500, Math.round(ctx.durationMs / rounds));
     for (let round = 0; round < rounds; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       const measureService = async () => {
-        serviceCpu += await inProcess(ctx.load({ ...request, url, durationMs, warmupMs }), service);
+        serviceCpu += await timed(cpuOf.service, () => ctx.load({ ...request, url, durationMs, warmupMs }), service);
       };
       const measureCompanion = async () => {
         if (companion)
-          companionCpu += await inProcess(
-            ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
+          companionCpu += await timed(
+            cpuOf.companion,
+            () => ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
             companions,
           );
       };
       // The companion goes first in every other round, so neither side always follows the other.
       if (round % 2 === 1) await measureCompanion();
       await measureService();
-      const before = await reference.cpuMicros();
-      bare.push(await ctx.load({ ...request, url: reference.url, durationMs, warmupMs }));
-      bareCpu += (await reference.cpuMicros()) - before;
+      bareCpu += await timed(
+        reference.cpuMicros,
+        () => ctx.load({ ...request, url: reference.url, durationMs, warmupMs }),
+        bare,
+      );
       if (round % 2 === 0) await measureCompanion();
     }
   } finally {
@@ -125,6 +129,12 @@ export async function sideBySide(
     byRound: service.map((result, i) => ({ service: result, companion: companions[i] ?? null })),
     cpu,
   };
+}
+
+/** This process's CPU time so far (µs). */
+async function ownCpu(): Promise<number> {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 /** A QUERY of the comment list with `body`. */
@@ -188,13 +198,13 @@ const LOG_COST_ROUNDS = 12;
 
 /**
  * What the request log costs: the cached page 1 on an instance logging a line per request at the
- * default level (as npm start does) against one at `warn` (no request lines), both started alike
- * for this figure and measured in the same rounds.
+ * default level against one at `warn` (no request lines), both run as npm start runs the service
+ * (each a process of its own, its JSON lines on stdout into a file) and measured in the same rounds.
  */
 async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow> {
   const level = ctx.config.log.level;
-  const logging = await ctx.startInstance({ worker: false, overrides: { "log.level": level } });
-  const quiet = await ctx.startInstance({ worker: false, overrides: { "log.level": "warn" } });
+  const logging = await ctx.startProcess({ overrides: { "log.level": level } });
+  const quiet = await ctx.startProcess({ overrides: { "log.level": "warn" } });
   try {
     const request = query({ page: 1, per_page: 20 });
     const row = await sideBySide(
@@ -205,6 +215,7 @@ async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow
       logging.url,
       { ...request, url: `${quiet.url}${path}` },
       LOG_COST_ROUNDS,
+      { service: logging.cpuMicros, companion: quiet.cpuMicros },
     );
     const atWarn = row.companion!;
     const warnCpu = row.cpu.companion!;

@@ -48,6 +48,12 @@ export interface LoadResult {
   answered: number;
 }
 
+/** A service instance in a process of its own (BenchContext.startProcess). */
+export interface ServiceProcess extends ReferenceServer {
+  /** Its resident set size now, in bytes. */
+  rssBytes(): number;
+}
+
 export interface ReferenceServer {
   url: string;
   /** The reference process's CPU time so far (user + system, µs). */
@@ -77,6 +83,12 @@ export interface BenchContext {
   reference(body: string | Buffer, options?: { status?: number; contentType?: string }): Promise<ReferenceServer>;
   /** Another instance on the same database (e.g. for multi-instance figures); stop it yourself. */
   startInstance(options?: { worker?: boolean; overrides?: Record<string, unknown> }): Promise<RunningService>;
+  /**
+   * An instance on the same database as `npm start` runs one: a process of its own with the start
+   * script's Node.js flags, a configuration file, its JSON lines on stdout (into a file), no worker.
+   * Its heap holds nothing of the bench's, and its CPU time is its own. Stop it yourself.
+   */
+  startProcess(options?: { overrides?: Record<string, unknown> }): Promise<ServiceProcess>;
   log(message: string): void;
 }
 
