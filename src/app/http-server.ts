@@ -19,6 +19,7 @@ import { createGraphQLEndpoints, graphqlCaller } from "./graphql-endpoint.ts";
 import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
+import { requestLineWriter } from "./logger.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 import { serveWidgetAssets } from "../widget/serve.ts";
 import { serveDesk } from "../desk/serve.ts";
@@ -175,9 +176,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     executions: rest.reads.executions,
   });
   services.metrics.sources.sseStreams = () => rest.streamCount;
-  // Request lines hold only the fields below (the path without its query, no headers or bodies):
-  // nothing a credential could be in, so they skip the redaction walk every other line takes.
-  const requestLog = services.logger.child({}, { redact: [] });
+  const logRequest = requestLineWriter(services.logger);
   const server = createServer({ ServerResponse: ServiceResponse }, (req, res) => {
     inFlight++;
     const started = process.hrtime.bigint();
@@ -194,17 +193,14 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       const labels = { route, method: req.method ?? "", status: String(status) };
       services.metrics.httpDuration.observe(labels, seconds);
       // The path without its query: signed media URLs carry their signatures there.
-      requestLog.info(
-        {
-          requestId,
-          method: req.method,
-          route,
-          path: (req.url ?? "/").split("?")[0],
-          status,
-          latencyMs: Math.round(seconds * 1e6) / 1e3,
-        },
-        "request",
-      );
+      logRequest({
+        requestId,
+        method: req.method ?? "",
+        route,
+        path: (req.url ?? "/").split("?")[0]!,
+        status,
+        latencyMs: Math.round(seconds * 1e6) / 1e3,
+      });
     });
     // A stopping instance answers what is in flight but asks clients not to reuse the connection.
     if (services.health.stopping) res.setHeader("Connection", "close");

@@ -88,6 +88,41 @@ export function createLogger(level: string, destination: DestinationStream = log
   );
 }
 
+/** What a request line holds besides the logger's own fields (level, time, service, msg). */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  /** The route table's id, or the kind of a request it did not answer (http-server.ts). */
+  route: string;
+  /** The path without its query. */
+  path: string;
+  /** The status sent (0: none was). */
+  status: number;
+  latencyMs: number;
+}
+
+/**
+ * Writes one request line at `info` per call, as `logger.info({ ...fields }, "request")` writes it
+ * (same fields, order and escaping: test/unit/logger.test.ts compares them), but made by one
+ * template instead of pino's generic walk of an object: a line is written for every request, and
+ * the walk took about half of its cost (2.5 of 4-6 µs a line). The fields hold nothing a
+ * credential could be in, so no redaction applies.
+ */
+export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as DestinationStream;
+  const time = internals[pino.symbols.timeSym] as () => string;
+  const prefix = `{"level":${logger.levels.values.info}`;
+  const bindings = internals[pino.symbols.chindingsSym] as string;
+  const number = (value: number) => (Number.isFinite(value) ? String(value) : "null");
+  return (line) => {
+    if (!logger.isLevelEnabled("info")) return;
+    stream.write(
+      `${prefix}${time()}${bindings},"requestId":${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},"route":${JSON.stringify(line.route)},"path":${JSON.stringify(line.path)},"status":${number(line.status)},"latencyMs":${number(line.latencyMs)},"msg":"request"}\n`,
+    );
+  };
+}
+
 /**
  * Sends matrix-bot-sdk's own log lines (errors only: src/matrix/homeserver.ts sets its level) to
  * `logger` as JSON lines instead of the console. The SDK's logger is process-wide, so the most

@@ -272,10 +272,13 @@ async function startProcess(
     },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A graceful stop (SIGTERM, as an operator's), and SIGKILL should it not end within 15 s.
   const stop = async () => {
     references.delete(stop);
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
     await exited;
+    clearTimeout(kill);
   };
   references.add(stop);
   const url = `http://127.0.0.1:${port}`;

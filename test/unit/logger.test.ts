@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, isoTimestamp, logDestination } from "../../src/app/logger.ts";
+import { createLogger, isoTimestamp, logDestination, requestLineWriter } from "../../src/app/logger.ts";
 
 function capture(level: string) {
   const lines: string[] = [];
@@ -123,4 +123,39 @@ test("lines held in the default destination's block are written when the process
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a request line is the line pino writes for the same fields, escaping and all", () => {
+  const { lines, logger } = capture("info");
+  const writeLine = requestLineWriter(logger);
+  const paths = [
+    "/api/v1/sites/a/pages/b/comments",
+    '/x/"quoted"/back\\slash',
+    "/control/\u0001\u001f/tab\t",
+    "/latin1/\u00e9\u00ff/del\u007f",
+    `/long/${"a".repeat(150)}"`,
+    "",
+  ];
+  for (const [i, path] of paths.entries()) {
+    const fields = {
+      requestId: i % 2 ? "b3551462-ff37-4a19-bb27-f4802ab907ee" : "proxy.id:42",
+      method: i % 2 ? "QUERY" : "GET",
+      route: i % 2 ? "listComments" : "unrouted",
+      path,
+      status: [200, 0, 404, 500, 202, 304][i]!,
+      latencyMs: [1.234, 0, 12, 1e-3, 1234.5, Number.NaN][i]!,
+    };
+    // The time is the one field that differs between two lines: read from the same second.
+    writeLine(fields);
+    logger.info(fields, "request");
+    const [ours, pinos] = lines.splice(0, 2).map((line) => line.replace(/"time":"[^"]*"/, '"time":""'));
+    assert.equal(ours, pinos, path);
+    assert.deepEqual(JSON.parse(ours!).path, path);
+  }
+});
+
+test("no request line below the level", () => {
+  const { lines, logger } = capture("warn");
+  requestLineWriter(logger)({ requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs: 1 });
+  assert.deepEqual(lines, []);
 });
