@@ -7,7 +7,6 @@
 // servers in their own processes (reference-server.ts).
 import { fork, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -24,6 +23,7 @@ import { signatureArrays } from "../../src/contract/signatures.ts";
 import { graphemeCount } from "../../src/security/graphemes.ts";
 import { requestFingerprint } from "../../src/security/idempotency.ts";
 import { Visitor } from "../support/visitor.ts";
+import { closedUrl } from "../support/closed-url.ts";
 import { seedComments, seedReactions } from "./seed.ts";
 import type {
   BenchContext,
@@ -227,18 +227,6 @@ function reference(
   });
 }
 
-/** A free TCP port on the loopback interface (a listener on port 0, closed). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 let processCount = 0;
 
 /**
@@ -251,8 +239,9 @@ async function startProcess(
   databaseUrl: string,
   overrides: Record<string, unknown>,
 ): Promise<ServiceProcess> {
-  const port = await freePort();
-  const document: Record<string, unknown> = benchDocument(work, databaseUrl, port);
+  // A port just freed, for the instance to listen on.
+  const url = await closedUrl();
+  const document: Record<string, unknown> = benchDocument(work, databaseUrl, Number(new URL(url).port));
   for (const [key, value] of Object.entries(overrides)) {
     const path = key.split(".");
     let section = document;
@@ -281,7 +270,6 @@ async function startProcess(
     clearTimeout(kill);
   };
   references.add(stop);
-  const url = `http://127.0.0.1:${port}`;
   try {
     await eventually(
       `${name} ready`,
