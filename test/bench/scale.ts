@@ -85,6 +85,19 @@ async function fill(ctx: BenchContext): Promise<void> {
   const pageRoom = (i: string) => `'!scale' || ((${i} - 1) / ${PER_PAGE_COMMENTS}) || ':localhost'`;
   const bigRoom = `'!scale-big:localhost'`;
   const ts = (i: string) => `t."originServerTs" + ${i}`;
+  // Event ids as Matrix makes them, 44 characters that do not sort as the comments were written
+  // (a hash's): the i-th's first eight are i times Knuth's multiplicative constant modulo 2^32,
+  // in hex, distinct for every i. Ids that sorted as they were written would put a page's
+  // comments side by side in every index keyed by event id, as no homeserver's ids do.
+  const hashedId = (tag: string) => {
+    const hex =
+      ctx.database.kind === "sqlite"
+        ? `printf('%08x', (i * 2654435761) % 4294967296)`
+        : `lpad(to_hex((i::bigint * 2654435761) % 4294967296), 8, '0')`;
+    return `'$' || ${hex} || '${tag.padEnd(35, "_")}'`;
+  };
+  const bigId = hashedId("big");
+  const manyId = hashedId("many");
 
   // The big page: a room, its member, a million comments, their positions and count.
   await cloneRows(ctx, "Room", room, 1, { roomId: bigRoom, pageSlug: `'${BIG_PAGE}'` });
@@ -92,16 +105,16 @@ async function fill(ctx: BenchContext): Promise<void> {
   // Each room's projected state (name, power levels, …) as the real room has it.
   const states = await db.roomState.count({ where: { roomId } });
   await cloneRows(ctx, "RoomState", room, 1, { roomId: bigRoom }, [], states);
-  await cloneRows(ctx, "MatrixEvent", template, BIG_COMMENTS, { eventId: `'$big' || i`, roomId: bigRoom }, ["seq"]);
+  await cloneRows(ctx, "MatrixEvent", template, BIG_COMMENTS, { eventId: bigId, roomId: bigRoom }, ["seq"]);
   await cloneRows(ctx, "Comment", template, BIG_COMMENTS, {
-    eventId: `'$big' || i`,
+    eventId: bigId,
     roomId: bigRoom,
     pageSlug: `'${BIG_PAGE}'`,
     submissionId: "NULL",
     originServerTs: ts("i"),
   });
   await cloneRows(ctx, "CommentPosition", template, BIG_COMMENTS, {
-    eventId: `'$big' || i`,
+    eventId: bigId,
     pageSlug: `'${BIG_PAGE}'`,
     originServerTs: ts("i"),
     position: "i",
@@ -117,16 +130,16 @@ async function fill(ctx: BenchContext): Promise<void> {
   await cloneRows(ctx, "RoomMember", member, rooms, { roomId: `'!scale' || (i - 1) || ':localhost'` });
   await cloneRows(ctx, "RoomState", room, rooms, { roomId: `'!scale' || (i - 1) || ':localhost'` }, [], states);
   const comments = PAGES * PER_PAGE_COMMENTS;
-  await cloneRows(ctx, "MatrixEvent", template, comments, { eventId: `'$many' || i`, roomId: pageRoom("i") }, ["seq"]);
+  await cloneRows(ctx, "MatrixEvent", template, comments, { eventId: manyId, roomId: pageRoom("i") }, ["seq"]);
   await cloneRows(ctx, "Comment", template, comments, {
-    eventId: `'$many' || i`,
+    eventId: manyId,
     roomId: pageRoom("i"),
     pageSlug: page("i"),
     submissionId: "NULL",
     originServerTs: ts("i"),
   });
   await cloneRows(ctx, "CommentPosition", template, comments, {
-    eventId: `'$many' || i`,
+    eventId: manyId,
     pageSlug: page("i"),
     originServerTs: ts("i"),
     position: `((i - 1) % ${PER_PAGE_COMMENTS}) + 1`,

@@ -155,6 +155,43 @@ describe("comment positions", () => {
     assert.equal(first!.viewerKeys, null, "an anonymous read has no viewer keys");
   });
 
+  test("pages that split a run of equal timestamps read each comment once, in list order", async () => {
+    // The read takes a page's comments as one range of (originServerTs, eventId) between its first
+    // and last ranks' keys: ties at either end must be cut by the event id. Another page's
+    // comments share the timestamps.
+    await db.site.create({ data: { id: "t", source: "config" } });
+    const store = new CommentReadStore(db);
+    const comment = (pageSlug: string, i: number) => ({
+      eventId: `$${((i * 7919) % 1000).toString(36)}${pageSlug}`,
+      roomId: "!t",
+      siteId: "t",
+      pageSlug,
+      sender: "@a:x",
+      authorType: "matrix",
+      content: "{}",
+      originServerTs: BigInt(1000 + Math.floor(i / 5)),
+    });
+    const rows = Array.from({ length: 23 }, (_, i) => comment("p", i));
+    await db.comment.createMany({ data: [...rows, ...Array.from({ length: 9 }, (_, i) => comment("q", i))] });
+    await repositionPage(db, "t", "p");
+    await repositionPage(db, "t", "q");
+    const listOrder = expected(rows).map(([, eventId]) => eventId);
+    for (const perPage of [1, 2, 3, 4, 7]) {
+      for (let first = 1; first <= 25; first += perPage) {
+        const last = first + perPage - 1;
+        for (const order of ["asc", "desc"] as const) {
+          const found = await store.page({ siteId: "t", pageSlug: "p" }, first, last, order, null);
+          const want = (order === "asc" ? listOrder : [...listOrder].reverse()).slice(first - 1, last);
+          assert.deepEqual(
+            found!.comments.map((c) => c.eventId),
+            want,
+            `${order} ranks ${first}..${last}`,
+          );
+        }
+      }
+    }
+  });
+
   test("a viewer's page carries each comment once, with the keys the viewer reacted with", async () => {
     const page = { siteId: "v", pageSlug: "p" };
     await db.site.create({ data: { id: "v", source: "config" } });

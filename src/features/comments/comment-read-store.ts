@@ -92,25 +92,34 @@ const roomState = (type: string) =>
 /**
  * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
  * ranks $3..$4 in list order (none: a row without a comment). Rank r is position r ascending and
- * position count - r + 1 descending (positions: src/projection/position-store.ts). "top" reads the
- * page's comments by (reactionCount desc, originServerTs, eventId) through their index, skipping
- * $3 - 1 of them: its ranks move as reactions come, so it has no maintained positions. A viewer's
- * read adds the keys the viewer ($5) reacted with on each comment, in one column: a comment is one
- * row however many keys its viewer used.
+ * position count - r + 1 descending (positions: src/projection/position-store.ts). The positions
+ * index gives the range's first and last comments' keys; the comments are then read as one range
+ * of the Comment index on (siteId, pageSlug, originServerTs), in list order: a page's comments lie
+ * together there, where a lookup by event id (a hash) would read a page of the id index for each.
+ * "top" reads the page's comments by (reactionCount desc, originServerTs, eventId) through their
+ * index, skipping $3 - 1 of them: its ranks move as reactions come, so it has no maintained
+ * positions. A viewer's read adds the keys the viewer ($5) reacted with on each comment, in one
+ * column: a comment is one row however many keys its viewer used.
  */
 const pageSql = (order: CommentOrder, viewer: boolean) => {
   const viewerKeys = viewer
     ? `, (SELECT string_agg(r."key", '${VIEWER_KEYS_SEPARATOR}') FROM "Reaction" r WHERE r."targetEventId" = c."eventId" AND r."sender" = $5) AS "viewerKeys"`
     : "";
+  // The range's first and last positions: ranks $3 and $4 (past the count: the last position).
+  const last = `CASE WHEN n."count" < $4 THEN n."count" ELSE $4 END`;
+  const [low, high] = order === "asc" ? ["$3", last] : [`n."count" - (${last}) + 1`, `n."count" - $3 + 1`];
+  const key = (t: string) => `(${t}."originServerTs", ${t}."eventId")`;
   const comments =
     order === "top"
       ? `LEFT JOIN (SELECT * FROM "Comment" WHERE "siteId" = $1 AND "pageSlug" = $2 ORDER BY "reactionCount" DESC, "originServerTs", "eventId" LIMIT CAST($4 AS INTEGER) - CAST($3 AS INTEGER) + 1 OFFSET CAST($3 AS INTEGER) - 1) c ON TRUE`
-      : `LEFT JOIN "CommentPosition" p ON p."siteId" = s."id" AND p."pageSlug" = $2 AND p."position" >= ${order === "asc" ? "$3" : `n."count" - $4 + 1`} AND p."position" <= ${order === "asc" ? "$4" : `n."count" - $3 + 1`}
-  LEFT JOIN "Comment" c ON c."eventId" = p."eventId"`;
+      : `LEFT JOIN "CommentPosition" lo ON lo."siteId" = s."id" AND lo."pageSlug" = $2 AND lo."position" = ${low}
+  LEFT JOIN "CommentPosition" hi ON hi."siteId" = s."id" AND hi."pageSlug" = $2 AND hi."position" = ${high}
+  LEFT JOIN "Comment" c ON c."siteId" = s."id" AND c."pageSlug" = $2 AND c."originServerTs" >= lo."originServerTs" AND c."originServerTs" <= hi."originServerTs" AND ${key("c")} >= ${key("lo")} AND ${key("c")} <= ${key("hi")}`;
+  const direction = order === "asc" ? "ASC" : "DESC";
   const orderBy =
     order === "top"
       ? `c."reactionCount" DESC, c."originServerTs", c."eventId"`
-      : `p."position" ${order === "asc" ? "ASC" : "DESC"}`;
+      : `c."originServerTs" ${direction}, c."eventId" ${direction}`;
   return `SELECT n."count" AS "pageCount", (${roomState(EventType.PowerLevels)}) AS "roomPowerLevels", (${roomState(EventType.PinnedEvents)}) AS "roomPinnedEvents", ${COMMENT_COLUMNS}, ${MEMBER_COLUMNS}${viewerKeys}
   FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
   ${comments}

@@ -1,0 +1,6 @@
+-- DropIndex
+DROP INDEX "CommentPosition_siteId_pageSlug_position_eventId_idx";
+
+-- CreateIndex
+CREATE INDEX "CommentPosition_siteId_pageSlug_position_originServerTs_eventId_idx" ON "CommentPosition"("siteId", "pageSlug", "position", "originServerTs", "eventId");
+
