@@ -147,4 +147,91 @@ for (const provider of PROVIDERS) {
       await database.drop();
     }
   });
+
+  if (provider === "sqlite")
+    test("0021 stores RoomMember, RoomState and PageCommentCount without a rowid on sqlite, rows kept", async () => {
+      const database = await freshDatabase(provider);
+      const name = "0021_sqlite_clustered_keys";
+      try {
+        await migrate(database.url);
+        const before = await openDatabase(database.url);
+        const withoutRowid = async (db: typeof before) =>
+          (
+            (await db.$queryRawUnsafe(
+              `SELECT "name" FROM sqlite_schema WHERE "type" = 'table' AND "sql" LIKE '%WITHOUT ROWID' ORDER BY "name"`,
+            )) as Array<{ name: string }>
+          ).map((row) => row.name);
+        try {
+          assert.deepEqual(await withoutRowid(before), ["PageCommentCount", "RoomMember", "RoomState"]);
+          // The tables as 0020 left them (0021's own rebuild, with rowids), and rows in them.
+          const migration = listMigrations("sqlite").find((m) => m.name === name)!;
+          await before.$executeRawUnsafe(`DELETE FROM "_service_migrations" WHERE "name" = '${name}'`);
+          for (const statement of migration.sql
+            .replace(/^--.*$/gm, "")
+            .replaceAll(" WITHOUT ROWID", "")
+            .split(";")
+            .filter((s) => /\S/.test(s)))
+            await before.$executeRawUnsafe(statement);
+          assert.deepEqual(await withoutRowid(before), []);
+          await before.roomMember.create({
+            data: { roomId: "!r", userId: "@u:b", membership: "join", displayName: "Ü", avatarUrl: "mxc://b/a" },
+          });
+          await before.roomState.create({
+            data: {
+              roomId: "!r",
+              type: "m.room.name",
+              stateKey: "",
+              eventId: "$n",
+              originServerTs: 5n,
+              content: '{"name":"N"}',
+            },
+          });
+          await before.pageCommentCount.create({ data: { siteId: "s", pageSlug: "p", count: 7 } });
+        } finally {
+          await before.$disconnect();
+        }
+        assert.deepEqual(await migrate(database.url), [name]);
+        const db = await openDatabase(database.url);
+        try {
+          assert.deepEqual(await withoutRowid(db), ["PageCommentCount", "RoomMember", "RoomState"]);
+          const member = await db.roomMember.findUniqueOrThrow({
+            where: { roomId_userId: { roomId: "!r", userId: "@u:b" } },
+          });
+          assert.deepEqual([member.membership, member.displayName, member.avatarUrl], ["join", "Ü", "mxc://b/a"]);
+          const state = await db.roomState.findUniqueOrThrow({
+            where: { roomId_type_stateKey: { roomId: "!r", type: "m.room.name", stateKey: "" } },
+          });
+          assert.deepEqual([state.eventId, state.originServerTs, state.content], ["$n", 5n, '{"name":"N"}']);
+          const count = await db.pageCommentCount.findUniqueOrThrow({
+            where: { siteId_pageSlug: { siteId: "s", pageSlug: "p" } },
+          });
+          assert.equal(count.count, 7);
+          // Prisma's writes work on them: an upsert that updates, one that creates.
+          await db.pageCommentCount.upsert({
+            where: { siteId_pageSlug: { siteId: "s", pageSlug: "p" } },
+            create: { siteId: "s", pageSlug: "p", count: 1 },
+            update: { count: { increment: 1 } },
+          });
+          await db.pageCommentCount.upsert({
+            where: { siteId_pageSlug: { siteId: "s", pageSlug: "q" } },
+            create: { siteId: "s", pageSlug: "q", count: 1 },
+            update: { count: { increment: 1 } },
+          });
+          assert.deepEqual(
+            (await db.pageCommentCount.findMany({ orderBy: { pageSlug: "asc" } })).map((row) => [
+              row.pageSlug,
+              row.count,
+            ]),
+            [
+              ["p", 8],
+              ["q", 1],
+            ],
+          );
+        } finally {
+          await db.$disconnect();
+        }
+      } finally {
+        await database.drop();
+      }
+    });
 }

@@ -43,6 +43,15 @@ test("the list read finds its ranks' keys and the page's room in covering indexe
         ],
         order,
       );
+      // The count, the authors' profiles and the room's state are rows read in their key's
+      // B-tree (WITHOUT ROWID tables, migration 0021), not found in an index and then the table.
+      assert.deepEqual(uses("n"), ["SEARCH n USING PRIMARY KEY (siteId=? AND pageSlug=?) LEFT-JOIN"], order);
+      assert.deepEqual(uses("m"), ["SEARCH m USING PRIMARY KEY (roomId=? AND userId=?) LEFT-JOIN"], order);
+      assert.deepEqual(
+        uses("RoomState"),
+        Array(2).fill("SEARCH RoomState USING PRIMARY KEY (roomId=? AND type=? AND stateKey=?)"),
+        order,
+      );
       const room = uses("Room");
       assert.equal(room.length, 2, order);
       for (const detail of room)

@@ -1,0 +1,2 @@
+-- SQLite only: RoomMember, RoomState and PageCommentCount stored in primary key order (WITHOUT
+-- ROWID). PostgreSQL has no such table; nothing changes here.
