@@ -90,6 +90,16 @@ const roomState = (type: string) =>
   `SELECT "content" FROM "RoomState" WHERE "roomId" = (SELECT "roomId" FROM "Room" WHERE "siteId" = $1 AND "pageSlug" = $2 AND "state" = 'active' ORDER BY "createdAt" DESC LIMIT 1) AND "type" = '${type}' AND "stateKey" = ''`;
 
 /**
+ * A page's count (null: no comment yet): its last position, as positions run 1..count without a
+ * gap. It is the last entry of the page in the positions index, which the range's keys are read
+ * from too: on a page of a few comments the same leaf, where the count's own row
+ * (PageCommentCount, the writers' lock) would be one more B-tree to read. A subquery that names no
+ * row of the outer statement, evaluated once per statement where it appears, from the index's end
+ * (both databases' min/max shortcut).
+ */
+const PAGE_COUNT = `(SELECT MAX("position") FROM "CommentPosition" WHERE "siteId" = $1 AND "pageSlug" = $2)`;
+
+/**
  * The site (no row: not registered), its page's count (null: no comment yet), and the comments of
  * ranks $3..$4 in list order (none: a row without a comment). Rank r is position r ascending and
  * position count - r + 1 descending (positions: src/projection/position-store.ts). The positions
@@ -106,8 +116,8 @@ const pageSql = (order: CommentOrder, viewer: boolean) => {
     ? `, (SELECT string_agg(r."key", '${VIEWER_KEYS_SEPARATOR}') FROM "Reaction" r WHERE r."targetEventId" = c."eventId" AND r."sender" = $5) AS "viewerKeys"`
     : "";
   // The range's first and last positions: ranks $3 and $4 (past the count: the last position).
-  const last = `CASE WHEN n."count" < $4 THEN n."count" ELSE $4 END`;
-  const [low, high] = order === "asc" ? ["$3", last] : [`n."count" - (${last}) + 1`, `n."count" - $3 + 1`];
+  const last = `CASE WHEN ${PAGE_COUNT} < $4 THEN ${PAGE_COUNT} ELSE $4 END`;
+  const [low, high] = order === "asc" ? ["$3", last] : [`${PAGE_COUNT} - (${last}) + 1`, `${PAGE_COUNT} - $3 + 1`];
   const key = (t: string) => `(${t}."originServerTs", ${t}."eventId")`;
   const comments =
     order === "top"
@@ -120,8 +130,8 @@ const pageSql = (order: CommentOrder, viewer: boolean) => {
     order === "top"
       ? `c."reactionCount" DESC, c."originServerTs", c."eventId"`
       : `c."originServerTs" ${direction}, c."eventId" ${direction}`;
-  return `SELECT n."count" AS "pageCount", (${roomState(EventType.PowerLevels)}) AS "roomPowerLevels", (${roomState(EventType.PinnedEvents)}) AS "roomPinnedEvents", ${COMMENT_COLUMNS}, ${MEMBER_COLUMNS}${viewerKeys}
-  FROM "Site" s LEFT JOIN "PageCommentCount" n ON n."siteId" = s."id" AND n."pageSlug" = $2
+  return `SELECT ${PAGE_COUNT} AS "pageCount", (${roomState(EventType.PowerLevels)}) AS "roomPowerLevels", (${roomState(EventType.PinnedEvents)}) AS "roomPinnedEvents", ${COMMENT_COLUMNS}, ${MEMBER_COLUMNS}${viewerKeys}
+  FROM "Site" s
   ${comments}
   LEFT JOIN "RoomMember" m ON m."roomId" = c."roomId" AND m."userId" = c."sender"
   WHERE s."id" = $1 ORDER BY ${orderBy}`;
