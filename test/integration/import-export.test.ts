@@ -104,6 +104,23 @@ for (const provider of PROVIDERS) {
         body: "x",
       });
       assert.equal(badFormat.status, 400);
+      // `since` is declared a date-time (RFC 3339, with its offset): anything else is refused
+      // before the body is read.
+      const badSince = await fetch(
+        `${service.url}/api/v1/operator/sites/${siteId}/imports?from=disqus&since=yesterday`,
+        {
+          method: "POST",
+          headers: OPERATOR,
+          body: disqusXml(),
+        },
+      );
+      assert.equal(badSince.status, 400);
+      const sinceProblem = (await badSince.json()) as { code: string; errors: Array<{ field: string }> };
+      assert.equal(sinceProblem.code, "validation-error");
+      assert.deepEqual(
+        sinceProblem.errors.map((e) => e.field),
+        ["since"],
+      );
       const noSite = await fetch(`${service.url}/api/v1/operator/sites/no-such-site-0/imports?from=disqus`, {
         method: "POST",
         headers: OPERATOR,
