@@ -1,9 +1,9 @@
 // The list read's plan on real SQLite (a freshly migrated database, as the service runs it through
 // its driver statements): the page's count, its first and last ranks with their comments' keys,
-// and the page's newest room, come from covering indexes, and the comments between those keys from one
-// range of the Comment index: a read of a page no recent read touched reads a few pages of the
-// file, not one of the event id index per comment (docs/benchmarks.md), and the room is found in
-// index order, without a sort.
+// and the page's newest room, come from covering indexes, and the comments between those keys
+// from one range of the Comment index: a read of a page no recent read touched reads a few pages
+// of the file, not one of the event id index per comment (docs/benchmarks.md), and the room is
+// found in index order, without a sort.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { driverStatements, openDatabase } from "../../src/db/client.ts";
@@ -52,7 +52,11 @@ test("the list read finds its ranks' keys and the page's room in covering indexe
           "SEARCH CommentPosition USING COVERING INDEX CommentPosition_siteId_pageSlug_position_originServerTs_eventId_idx (siteId=? AND pageSlug=?)",
           order,
         );
-      assert.deepEqual(uses("PageCommentCount"), [], order);
+      assert.deepEqual(
+        plan.filter((detail) => /PageCommentCount/.test(detail)),
+        [],
+        order,
+      );
       // The authors' profiles and the room's state are rows read in their key's B-tree (WITHOUT
       // ROWID tables, migration 0021), not found in an index and then the table.
       assert.deepEqual(uses("m"), ["SEARCH m USING PRIMARY KEY (roomId=? AND userId=?) LEFT-JOIN"], order);
