@@ -1,6 +1,7 @@
 // Comment positions and page counts (CommentPosition, PageCommentCount): maintained by the
 // projection in the transaction that adds a comment, so a list page reads exactly its rows
-// (positions from..to) and the total from one row, at any depth. Positions follow
+// (positions from..to) and the total (the last position: they run 1..count without a gap, which
+// the count row mirrors) at any depth. Positions follow
 // (originServerTs, eventId), the list's order, whatever order comments arrive in: a late one
 // with an older timestamp shifts the ones after it by one. Comments are never removed from a
 // page by the projection (a redaction leaves a tombstone in place); the retirement pass and the
