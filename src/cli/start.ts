@@ -3,9 +3,11 @@
 // from the homeserver (npm run backfill, docs/cli.md), then serves; it stops with the backfill's
 // exit code when the backfill does not complete.
 // Without a configuration (flag or COMMENT_SERVICE_CONFIG): embedded dev defaults, with the
-// local Synapse provisioned and started. With one: exactly what it says, homeserver included.
+// local Synapse provisioned and started. With one: exactly what it says, homeserver included;
+// SIGHUP then re-reads it (the log level changes at once, anything else on restart).
 import { parseArgs } from "node:util";
 import { ConfigError, buildConfig, loadConfigFile, type Config } from "../config/config.ts";
+import { configReload } from "../config/reload.ts";
 import { DEMO_ORIGIN, DEMO_SITE, devConfigDocument } from "../config/dev-defaults.ts";
 import { startLocalHomeserver } from "../matrix/local-homeserver.ts";
 import { startService, writeRegistration } from "../app/app.ts";
@@ -73,5 +75,41 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
         );
       process.exit(0);
     });
+  });
+}
+
+if (configPath) {
+  let running = config;
+  process.on("SIGHUP", () => {
+    const { logger } = service.services;
+    let next: Config;
+    try {
+      next = loadConfigFile(configPath);
+    } catch (err) {
+      // The instance goes on as it was configured: a bad edit is the operator's to fix, not a crash.
+      logger.error(
+        { event: "configuration-not-reloaded", error: (err as Error).message },
+        "configuration not reloaded",
+      );
+      return;
+    }
+    const { logLevel, onRestart } = configReload(running, next);
+    running = { ...running, log: { ...running.log, level: next.log.level } };
+    const say = () =>
+      onRestart.length > 0
+        ? logger.warn(
+            { event: "configuration-reloaded", logLevel: next.log.level, onRestart },
+            `configuration reloaded; changes to ${onRestart.join(", ")} take effect on restart`,
+          )
+        : logger.info({ event: "configuration-reloaded", logLevel: next.log.level }, "configuration reloaded");
+    // Said at whichever of the two levels shows it: before a switch to a quieter one, after one to a louder.
+    if (logLevel === null) say();
+    else if (logger.isLevelEnabled("info")) {
+      say();
+      logger.level = logLevel;
+    } else {
+      logger.level = logLevel;
+      say();
+    }
   });
 }

@@ -44,7 +44,7 @@ export const CONFIG_KEYS = {
     type: "string",
     default: "info",
     values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"],
-    doc: "Least severity logged (JSON lines on stdout, one per request at info).",
+    doc: "Least severity logged (JSON lines on stdout, one per request at info); SIGHUP re-reads it from the configuration file of a running instance.",
   },
   "metrics.listen_host": {
     type: "string",

@@ -6,7 +6,17 @@
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
 import { fork, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -241,23 +251,28 @@ async function startProcess(
 ): Promise<ServiceProcess> {
   // A port just freed, for the instance to listen on.
   const url = await closedUrl();
-  const document: Record<string, unknown> = benchDocument(work, databaseUrl, Number(new URL(url).port));
-  for (const [key, value] of Object.entries(overrides)) {
-    const path = key.split(".");
-    let section = document;
-    for (const name of path.slice(0, -1)) section = (section[name] ??= {}) as Record<string, unknown>;
-    section[path.at(-1)!] = value;
-  }
   const name = `process-${++processCount}`;
   const configFile = join(work, `${name}.toml`);
-  writeFileSync(configFile, stringifyToml(document));
+  const logFile = join(work, `${name}.log`);
+  /** Writes its configuration file: the bench's document with `overrides` (dotted keys). */
+  const configure = (overrides: Record<string, unknown>) => {
+    const document: Record<string, unknown> = benchDocument(work, databaseUrl, Number(new URL(url).port));
+    for (const [key, value] of Object.entries(overrides)) {
+      const path = key.split(".");
+      let section = document;
+      for (const part of path.slice(0, -1)) section = (section[part] ??= {}) as Record<string, unknown>;
+      section[path.at(-1)!] = value;
+    }
+    writeFileSync(configFile, stringifyToml(document));
+  };
+  configure(overrides);
   const [command, ...args] = startScript.split(/\s+/);
   const child = spawn(
     command === "node" ? process.execPath : command!,
     [...args, "--config", configFile, "--no-worker"],
     {
       cwd: join(import.meta.dirname, "../.."),
-      stdio: ["ignore", openSync(join(work, `${name}.log`), "a"), "inherit"],
+      stdio: ["ignore", openSync(logFile, "a"), "inherit"],
     },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -274,8 +289,7 @@ async function startProcess(
     await eventually(
       `${name} ready`,
       async () => {
-        if (child.exitCode !== null)
-          throw new Error(`${name} exited with ${child.exitCode} (log: ${join(work, `${name}.log`)})`);
+        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} (log: ${logFile})`);
         return (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200;
       },
       60_000,
@@ -294,6 +308,26 @@ async function startProcess(
     },
     // rss (the 24th field), in pages.
     rssBytes: () => Number(stat()[21]) * 4096,
+    // As an operator changes a running instance: the file edited, then SIGHUP (src/cli/start.ts);
+    // done once its log says the file was re-read.
+    async reconfigure(changed) {
+      const next = { ...overrides, ...changed };
+      if (JSON.stringify(next) === JSON.stringify(overrides)) return;
+      overrides = next;
+      configure(overrides);
+      const from = statSync(logFile).size;
+      child.kill("SIGHUP");
+      await eventually(`${name} to re-read its configuration`, async () => {
+        const fd = openSync(logFile, "r");
+        try {
+          const tail = Buffer.alloc(statSync(logFile).size - from);
+          readSync(fd, tail, 0, tail.length, from);
+          return tail.includes('"event":"configuration-reloaded"');
+        } finally {
+          closeSync(fd);
+        }
+      });
+    },
     stop,
   };
 }

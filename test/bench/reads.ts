@@ -44,9 +44,17 @@ export async function sideBySide(
   serviceUrl = ctx.serviceUrl,
   /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
   companion?: Omit<LoadOptions, "url"> & { url?: string },
-  rounds = ROUNDS,
-  /** The CPU time so far (µs) of what answers the service's and the companion's requests: by default this process (instances run in it). */
-  cpuOf: { service: () => Promise<number>; companion: () => Promise<number> } = { service: ownCpu, companion: ownCpu },
+  {
+    rounds = ROUNDS,
+    cpuOf = { service: ownCpu, companion: ownCpu },
+    before,
+  }: {
+    rounds?: number;
+    /** The CPU time so far (µs) of what answers the service's and the companion's requests: by default this process (instances run in it). */
+    cpuOf?: { service: () => Promise<number>; companion: () => Promise<number> };
+    /** What runs before each of a side's slices, unmeasured (the request log's figure switches its instance's log level). */
+    before?: { service: () => Promise<void>; companion: () => Promise<void> };
+  } = {},
 ): Promise<
   BenchRow & {
     measured: LoadResult;
@@ -84,15 +92,17 @@ export async function sideBySide(
     for (let round = 0; round < rounds; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       const measureService = async () => {
+        await before?.service();
         serviceCpu += await timed(cpuOf.service, () => ctx.load({ ...request, url, durationMs, warmupMs }), service);
       };
       const measureCompanion = async () => {
-        if (companion)
-          companionCpu += await timed(
-            cpuOf.companion,
-            () => ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
-            companions,
-          );
+        if (!companion) return;
+        await before?.companion();
+        companionCpu += await timed(
+          cpuOf.companion,
+          () => ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
+          companions,
+        );
       };
       // The companion goes first in every other round, so neither side always follows the other.
       if (round % 2 === 1) await measureCompanion();
@@ -197,14 +207,15 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
 const LOG_COST_ROUNDS = 12;
 
 /**
- * What the request log costs: the cached page 1 on an instance logging a line per request at the
- * default level against one at `warn` (no request lines), both run as npm start runs the service
- * (each a process of its own, its JSON lines on stdout into a file) and measured in the same rounds.
+ * What the request log costs: the cached page 1 on one instance run as npm start runs the service
+ * (a process of its own, its JSON lines on stdout into a file), its log level switched between
+ * slices as an operator would switch it (the file edited, SIGHUP): at the default level, a line
+ * per request, against `warn`, none. One process for both sides, so that what differs is the log
+ * alone: two processes, one at each level, differed by up to several percent with both at `warn`.
  */
 async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow> {
   const level = ctx.config.log.level;
-  const logging = await ctx.startProcess({ overrides: { "log.level": level } });
-  const quiet = await ctx.startProcess({ overrides: { "log.level": "warn" } });
+  const instance = await ctx.startProcess({ overrides: { "log.level": level } });
   try {
     const request = query({ page: 1, per_page: 20 });
     const row = await sideBySide(
@@ -212,10 +223,16 @@ async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow
       `QUERY page 1 (20), cached, log.level ${level}`,
       request,
       path,
-      logging.url,
-      { ...request, url: `${quiet.url}${path}` },
-      LOG_COST_ROUNDS,
-      { service: logging.cpuMicros, companion: quiet.cpuMicros },
+      instance.url,
+      request,
+      {
+        rounds: LOG_COST_ROUNDS,
+        cpuOf: { service: instance.cpuMicros, companion: instance.cpuMicros },
+        before: {
+          service: () => instance.reconfigure({ "log.level": level }),
+          companion: () => instance.reconfigure({ "log.level": "warn" }),
+        },
+      },
     );
     const atWarn = row.companion!;
     const warnCpu = row.cpu.companion!;
@@ -230,7 +247,6 @@ async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow
       ratio: `${row.ratio} of bare (goal ≥ 70%); ${format.ratio(median, 1)} of warn (goal ≥ 95%; the median of ${ratios.length} rounds, ${format.ratio(ratios[0]!, 1)}-${format.ratio(ratios.at(-1)!, 1)}; all rounds together ${format.ratio(row.measured.requestsPerSecond, atWarn.requestsPerSecond)}); the log's CPU per request: +${(((row.cpu.service - warnCpu) / warnCpu) * 100).toFixed(0)}%`,
     };
   } finally {
-    await quiet.stop();
-    await logging.stop();
+    await instance.stop();
   }
 }

@@ -52,6 +52,8 @@ export interface LoadResult {
 export interface ServiceProcess extends ReferenceServer {
   /** Its resident set size now, in bytes. */
   rssBytes(): number;
+  /** Changes its configuration as an operator would (the file rewritten with these overrides too, then SIGHUP); resolves once it has re-read the file. */
+  reconfigure(overrides: Record<string, unknown>): Promise<void>;
 }
 
 export interface ReferenceServer {
