@@ -201,8 +201,9 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
 
 /**
  * Rounds of the request log's figure: its two sides differ by a few percent, while this machine's
- * rate drifts by more than that within seconds (an A/A run, both sides at warn, read 92-107%), so
- * it takes many short alternations, and its ratio is the median of the rounds' ratios.
+ * rate drifts by more than that within seconds (A/A runs, both sides at warn on one instance, read
+ * 92-104%, their rounds 66-121%), so it takes many short alternations, and its ratio is the median
+ * of the rounds' ratios.
  */
 const LOG_COST_ROUNDS = 12;
 
