@@ -102,13 +102,15 @@ if (configPath) {
             `configuration reloaded; changes to ${onRestart.join(", ")} take effect on restart`,
           )
         : logger.info({ event: "configuration-reloaded", logLevel: next.log.level }, "configuration reloaded");
+    const switchLevel = () => {
+      if (logLevel !== null) logger.level = logLevel;
+    };
     // Said at whichever of the two levels shows it: before a switch to a quieter one, after one to a louder.
-    if (logLevel === null) say();
-    else if (logger.isLevelEnabled("info")) {
+    if (logger.isLevelEnabled("info")) {
       say();
-      logger.level = logLevel;
+      switchLevel();
     } else {
-      logger.level = logLevel;
+      switchLevel();
       say();
     }
   });
