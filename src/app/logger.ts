@@ -104,23 +104,78 @@ export interface RequestLine {
 /**
  * Writes one request line at `info` per call, as `logger.info({ ...fields }, "request")` writes it
  * (same fields, order and escaping: test/unit/logger.test.ts compares them), but made by one
- * template instead of pino's generic walk of an object: a line is written for every request, and
- * the walk took about half of its cost (2.5 of 4-6 µs a line). The fields hold nothing a
- * credential could be in, so no redaction applies.
+ * template instead of pino's generic walk of an object, and not on the request's path: a call
+ * holds the fields and the time, and the lines held are made one after another when the event
+ * loop's turn ends (setImmediate), then handed to the destination as one write. Made on the
+ * request's path, between requests that run through much other code, the line cost several times
+ * what the same code costs in a loop (3.6 µs of CPU a request, 0.6 µs in a loop): made in a batch
+ * it runs at the loop's speed. Any other line written to the logger first writes the held ones, so
+ * lines keep their order, and so does the destination's synchronous flush at exit. The fields hold
+ * nothing a credential could be in, so no redaction applies.
  */
 export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
   const internals = logger as unknown as Record<symbol, unknown>;
-  const stream = internals[pino.symbols.streamSym] as DestinationStream;
-  const time = internals[pino.symbols.timeSym] as () => string;
+  const stream = internals[pino.symbols.streamSym] as DestinationStream & { flushSync?: () => void };
   const prefix = `{"level":${logger.levels.values.info}`;
   const bindings = internals[pino.symbols.chindingsSym] as string;
-  const number = (value: number) => (Number.isFinite(value) ? String(value) : "null");
+  const held: RequestLine[] = [];
+  const times: number[] = [];
+  const write = stream.write.bind(stream);
+  const writeHeld = () => {
+    if (held.length === 0) return;
+    let text = "";
+    for (let i = 0; i < held.length; i++) {
+      const line = held[i]!;
+      text += `${prefix}${isoTimestamp(times[i])}${bindings},"requestId":${jsonString(line.requestId)},"method":${jsonString(line.method)},"route":${jsonString(line.route)},"path":${jsonString(line.path)},"status":${jsonNumber(line.status)},"latencyMs":${jsonNumber(line.latencyMs)},"msg":"request"}\n`;
+    }
+    held.length = 0;
+    times.length = 0;
+    write(text);
+  };
+  stream.write = (text: string) => {
+    writeHeld();
+    return write(text);
+  };
+  const flushSync = stream.flushSync?.bind(stream);
+  if (flushSync)
+    stream.flushSync = () => {
+      writeHeld();
+      flushSync();
+    };
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
-    stream.write(
-      `${prefix}${time()}${bindings},"requestId":${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},"route":${JSON.stringify(line.route)},"path":${JSON.stringify(line.path)},"status":${number(line.status)},"latencyMs":${number(line.latencyMs)},"msg":"request"}\n`,
-    );
+    if (held.length === 0) setImmediate(writeHeld);
+    held.push(line);
+    times.push(Date.now());
   };
+}
+
+/** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
+const JSON_VERBATIM = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string as JSON.stringify writes it; the common case (an id, a plain path) without its walk. */
+function jsonString(text: string): string {
+  return JSON_VERBATIM.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/**
+ * A number as JSON.stringify writes it (null when not finite). A whole number of thousandths (a
+ * latency in ms to the µs) is written from integers: the shortest decimal of such a double is
+ * its exact decimal, and formatting a fraction's double is a visible part of a line's cost.
+ */
+function jsonNumber(value: number): string {
+  const thousandths = Math.round(value * 1000);
+  if (thousandths / 1000 !== value || thousandths < 0 || thousandths > 0x7fffffff)
+    return Number.isFinite(value) ? String(value) : "null";
+  const whole = (thousandths / 1000) | 0;
+  let fraction = thousandths - whole * 1000;
+  if (fraction === 0) return String(whole);
+  let digits = 3;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${whole}.${String(fraction).padStart(digits, "0")}`;
 }
 
 /**

@@ -104,14 +104,15 @@ export async function sideBySide(
           companions,
         );
       };
-      // The companion goes first in every other round, so neither side always follows the other.
-      if (round % 2 === 1) await measureCompanion();
-      await measureService();
       bareCpu += await timed(
         reference.cpuMicros,
         () => ctx.load({ ...request, url: reference.url, durationMs, warmupMs }),
         bare,
       );
+      // The service and its companion one after the other, so that the machine's drift between
+      // them is the least; the companion first in every other round, so neither always follows.
+      if (round % 2 === 1) await measureCompanion();
+      await measureService();
       if (round % 2 === 0) await measureCompanion();
     }
   } finally {

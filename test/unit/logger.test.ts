@@ -6,6 +6,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, isoTimestamp, logDestination, requestLineWriter } from "../../src/app/logger.ts";
+import { setImmediate as turnEnd } from "node:timers/promises";
 
 function capture(level: string) {
   const lines: string[] = [];
@@ -113,13 +114,19 @@ test("lines held in the default destination's block are written when the process
     // Three short lines (far below a block), then exit before the flush interval.
     const script = `
       import { openSync } from "node:fs";
-      import { createLogger, logDestination } from ${JSON.stringify(join(import.meta.dirname, "../../src/app/logger.ts"))};
+      import { createLogger, logDestination, requestLineWriter } from ${JSON.stringify(join(import.meta.dirname, "../../src/app/logger.ts"))};
       const logger = createLogger("info", logDestination(openSync(${JSON.stringify(file)}, "a")));
+      const writeLine = requestLineWriter(logger);
       for (let i = 0; i < 3; i++) logger.info({ i }, "before exit");
+      // A request line still held for the turn's end.
+      writeLine({ requestId: "r", method: "GET", route: "x", path: "/held", status: 200, latencyMs: 1 });
       process.exit(0);
     `;
     execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "pipe" });
-    assert.deepEqual(numbers(await linesWritten(file, 0, 0)), [0, 1, 2]);
+    const lines = await linesWritten(file, 0, 0);
+    assert.deepEqual(numbers(lines.slice(0, 3)), [0, 1, 2]);
+    assert.equal(lines.length, 4);
+    assert.equal((JSON.parse(lines[3]!) as { path: string }).path, "/held");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -152,6 +159,58 @@ test("a request line is the line pino writes for the same fields, escaping and a
     assert.equal(ours, pinos, path);
     assert.deepEqual(JSON.parse(ours!).path, path);
   }
+});
+
+test("a request line's latency is the number pino writes, whole thousandths or not", () => {
+  const { lines, logger } = capture("info");
+  const writeLine = requestLineWriter(logger);
+  // Latencies as the server takes them (ms to the µs), then fractions and sizes of other kinds.
+  const latencies = Array.from({ length: 2000 }, (_, i) => Math.round((i ** 3 % 7919) * 1.7 + i) / 1e3);
+  latencies.push(0.001, 0.01, 0.1, 0.12, 1.2, 10, 1000.5, 2147483.647, 2147483.648, 1e9, 1 / 3, 1e-7, 2.0005, -0, -2.5);
+  latencies.push(Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE);
+  for (const latencyMs of latencies) {
+    const fields = { requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs };
+    writeLine(fields);
+    logger.info(fields, "request");
+    const [ours, pinos] = lines.splice(0, 2).map((line) => line.replace(/"time":"[^"]*"/, '"time":""'));
+    assert.equal(ours, pinos, String(latencyMs));
+  }
+});
+
+test("request lines are written together when the event loop's turn ends, and before any later line", async () => {
+  const { lines, logger } = capture("info");
+  const writeLine = requestLineWriter(logger);
+  const request = (path: string) => ({ requestId: "r", method: "GET", route: "x", path, status: 200, latencyMs: 1 });
+  writeLine(request("/a"));
+  writeLine(request("/b"));
+  writeLine(request("/c"));
+  assert.equal(lines.length, 0, "held until the turn ends");
+  await turnEnd();
+  assert.equal(lines.length, 1, "one write for the turn's lines");
+  assert.deepEqual(
+    lines[0]!
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { path: string }).path),
+    ["/a", "/b", "/c"],
+  );
+  // Another line written in the same turn as a request line comes after it.
+  writeLine(request("/d"));
+  logger.warn("after /d");
+  await turnEnd();
+  assert.deepEqual(
+    lines
+      .slice(1)
+      .map((line) => (JSON.parse(line) as { path?: string; msg: string }).path ?? line.includes("after /d")),
+    ["/d", true],
+  );
+  // Each line keeps the time its request ended, not the time it was written.
+  const before = Date.now();
+  writeLine(request("/e"));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await turnEnd();
+  const time = Date.parse((JSON.parse(lines.at(-1)!) as { time: string }).time);
+  assert.ok(time >= before && time < before + 25, `${time - before} ms after`);
 });
 
 test("no request line below the level", () => {
