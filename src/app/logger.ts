@@ -103,7 +103,8 @@ export interface RequestLine {
 
 /**
  * Writes one request line at `info` per call, as `logger.info({ ...fields }, "request")` writes it
- * (same fields, order and escaping: test/unit/logger.test.ts compares them), but made by one
+ * for a logger made by createLogger (same fields, order, escaping and time format:
+ * test/unit/logger.test.ts compares them), but made by one
  * template instead of pino's generic walk of an object, and not on the request's path: a call
  * holds the fields and the time, and the lines held are made one after another when the event
  * loop's turn ends (setImmediate), then handed to the destination as one write. Made on the
@@ -126,7 +127,7 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
     let text = "";
     for (let i = 0; i < held.length; i++) {
       const line = held[i]!;
-      text += `${prefix}${isoTimestamp(times[i])}${bindings},"requestId":${jsonString(line.requestId)},"method":${jsonString(line.method)},"route":${jsonString(line.route)},"path":${jsonString(line.path)},"status":${jsonNumber(line.status)},"latencyMs":${jsonNumber(line.latencyMs)},"msg":"request"}\n`;
+      text += `${prefix}${isoTimestamp(times[i]!)}${bindings},"requestId":${jsonString(line.requestId)},"method":${jsonString(line.method)},"route":${jsonString(line.route)},"path":${jsonString(line.path)},"status":${jsonNumber(line.status)},"latencyMs":${jsonNumber(line.latencyMs)},"msg":"request"}\n`;
     }
     held.length = 0;
     times.length = 0;
