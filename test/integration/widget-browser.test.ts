@@ -340,7 +340,9 @@ describe("the widget in a browser", () => {
       (root) => root.querySelectorAll("ol:not(.replies) > li").length > 0 && root.querySelector("button.more") !== null,
     );
     const first = await inWidget(tabB, (root) => root.querySelectorAll("article").length);
-    await tabB.click("matrix-comments >>> button.more");
+    // Found and clicked in one step: the list may render again between a lookup and a click
+    // (its live stream connecting), leaving a looked-up button detached.
+    await inWidget(tabB, (root) => root.querySelector<HTMLButtonElement>("button.more")!.click());
     await waitInWidget(tabB, (root, n) => root.querySelectorAll("article").length > n, 20_000, first);
   });
 
