@@ -5,7 +5,7 @@
 // section.ts) and prints one table: figure | value | reference | ratio. Nothing is asserted.
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
-import { fork, spawn } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import {
   closeSync,
   existsSync,
@@ -180,31 +180,47 @@ function benchDocument(work: string, databaseUrl: string, port: number) {
   };
 }
 
-/** Runs the load generator in a second process; resolves its JSON result. */
+const references = new Set<() => Promise<void>>();
+
+/** The load generator's process (one for the run, forked at the first load) and its runs awaiting results. */
+let generator: ChildProcess | null = null;
+const pending = new Map<number, { resolve: (result: LoadResult) => void; reject: (err: Error) => void }>();
+let runs = 0;
+
+/** Runs the load generator (test/bench/load-generator.ts, a second process); resolves its result. */
 function load(options: LoadOptions): Promise<LoadResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(import.meta.dirname, "load-generator.ts"),
-      JSON.stringify({ connections, durationMs, ...options }),
-    ],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+  if (!generator) {
+    const child = fork(join(import.meta.dirname, "load-generator.ts"), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    child.on("message", (message: { id: number; result?: LoadResult; error?: string }) => {
+      const run = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) run?.reject(new Error(`load generator: ${message.error}`));
+      else run?.resolve(message.result!);
+    });
+    child.once("exit", (code) => {
+      generator = null;
+      for (const run of pending.values()) run.reject(new Error(`load generator exited with ${code}`));
+      pending.clear();
+    });
+    const stop = () =>
+      new Promise<void>((resolve) => {
+        references.delete(stop);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill();
+      });
+    references.add(stop);
+    generator = child;
+  }
+  const id = ++runs;
   return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`)),
-    );
+    pending.set(id, { resolve, reject });
+    generator!.send({ id, options: { connections, durationMs, ...options } });
   });
 }
-
-const references = new Set<() => Promise<void>>();
 
 /** A bare node:http server in its own process answering every request with `body`. */
 function reference(
