@@ -73,7 +73,7 @@ class ServiceResponse<Request extends IncomingMessage = IncomingMessage> extends
     // The callers' header objects may be shared constants: extended in a copy, never in place.
     const withId = Array.isArray(headers)
       ? [...headers, "X-Request-Id", this.requestId]
-      : { ...headers, "X-Request-Id": this.requestId };
+      : { "X-Request-Id": this.requestId, ...headers };
     return reason === undefined ? super.writeHead(statusCode, withId) : super.writeHead(statusCode, reason, withId);
   }
 }

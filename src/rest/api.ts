@@ -184,11 +184,11 @@ export class RestApi {
       if (badPart) throw validationError("The request target is not validly percent-encoded.", [badPart]);
       if (head.method === "OPTIONS" && methods.length > 0) {
         res.writeHead(204, {
-          ...headers,
           Allow: [...methods, "OPTIONS"].join(", "),
           "Access-Control-Allow-Methods": [...methods, "OPTIONS"].join(", "),
           "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
           "Access-Control-Max-Age": "600",
+          ...headers,
         });
         res.end();
         return;
@@ -217,12 +217,12 @@ export class RestApi {
       if (prepared.route.rawBody) {
         // Held until the response is done: the upload's bytes are in memory until then.
         res.once("close", this.uploads.take(head.clientIp));
-        await prepared.route.rawBody.admit?.({ ...target, headers: head.headers }, this.services.operations);
+        await prepared.route.rawBody.admit?.({ headers: head.headers, ...target }, this.services.operations);
       }
       const rawBody = await readBody(prepared.route.rawBody?.maxBytes(target.query, this.services.config));
       if (!rawBody) return;
-      const request: RequestInfo = { ...head, rawBody };
-      const input: RouteInput = { ...target, body: this.readJsonBody(prepared, request), headers: request.headers };
+      const request: RequestInfo = { rawBody, ...head };
+      const input: RouteInput = { body: this.readJsonBody(prepared, request), headers: request.headers, ...target };
       // Site write auth may be HMAC over the body hash: after the body.
       const checkedSite =
         prepared.route.auth === "site-write"
@@ -239,8 +239,9 @@ export class RestApi {
       }
       if (prepared.route.kind === "binary") {
         const result = await prepared.route.respond(input, this.services.operations, this.services.mediaBase(request));
-        if (result.body === null) send(res, result.status ?? 200, { ...headers, ...result.headers }, undefined);
-        else await sendStream(res, { ...headers, ...result.headers }, result.body);
+        if (result.body === null)
+          send(res, result.status ?? 200, Object.assign({}, headers, result.headers), undefined);
+        else await sendStream(res, Object.assign({}, headers, result.headers), result.body);
         return;
       }
       const result =
@@ -248,7 +249,7 @@ export class RestApi {
           ? prepared.route.respond()
           : await this.run(prepared, input, request, idempotency, checkedSite);
       if (result instanceof CachedRead) sendCached(res, headers, result);
-      else send(res, result.status, { ...headers, ...result.headers }, result.body);
+      else send(res, result.status, Object.assign({}, headers, result.headers), result.body);
     } catch (err) {
       this.sendProblem(res, err, headers, rawPath);
     }
@@ -541,7 +542,7 @@ export class RestApi {
       res.end();
       return;
     }
-    sendProblem(res, mapped.problem, { ...headers, ...mapped.headers });
+    sendProblem(res, mapped.problem, Object.assign({}, headers, mapped.headers));
   }
 }
 
@@ -615,10 +616,10 @@ export function send(res: ServerResponse, status: number, headers: Record<string
   }
   const json = JSON.stringify(body);
   res.writeHead(status, {
-    ...headers,
-    ...SAFE,
     "Content-Type": "application/json; charset=utf-8",
     "Content-Length": Buffer.byteLength(json),
+    ...headers,
+    ...SAFE,
   });
   res.end(json);
 }
@@ -639,10 +640,10 @@ async function sendStream(res: ServerResponse, headers: Record<string, string>, 
 /** A cached read's stored body, as is. */
 function sendCached(res: ServerResponse, headers: Record<string, string>, read: CachedRead): void {
   res.writeHead(200, {
-    ...headers,
-    ...SAFE,
     "Content-Type": "application/json; charset=utf-8",
     "Content-Length": read.contentLength,
+    ...headers,
+    ...SAFE,
   });
   res.end(read.body);
 }
@@ -650,10 +651,10 @@ function sendCached(res: ServerResponse, headers: Record<string, string>, read: 
 export function sendProblem(res: ServerResponse, body: Problem, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
   res.writeHead(body.status, {
-    ...headers,
-    ...SAFE,
     "Content-Type": PROBLEM_CONTENT_TYPE,
     "Content-Length": Buffer.byteLength(json),
+    ...headers,
+    ...SAFE,
   });
   res.end(json);
 }

@@ -98,9 +98,9 @@ class BodyReader {
     if (this.res.headersSent) return;
     const refusal = this.refuse();
     this.res.writeHead(refusal.status, {
-      ...refusal.headers,
       Connection: "close",
       "Content-Length": String(Buffer.byteLength(refusal.body)),
+      ...refusal.headers,
     });
     this.res.write(refusal.body);
   }

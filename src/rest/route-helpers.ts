@@ -5,9 +5,11 @@ import { pathParams } from "./schemas.ts";
 
 export const sitePath = { site_id: pathParams.site_id };
 export const pagePath = { site_id: pathParams.site_id, page_slug: pathParams.page_slug };
-export const pageVariables = (input: RouteInput) => ({
+/** A page's variables, and `more` of the route's own after them. */
+export const pageVariables = <More extends Record<string, unknown>>(input: RouteInput, more?: More) => ({
   siteId: input.params.site_id,
   pageSlug: input.params.page_slug,
+  ...(more as More),
 });
 
 /**

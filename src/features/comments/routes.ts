@@ -53,14 +53,14 @@ export const listComments: OperationRoute<ListData, typeof requestBodies.listCom
       pending { ...PendingFields }
     }
   }${MESSAGE_FIELDS}${PENDING_FIELDS}`,
-  variables: (input) => ({
-    ...pageVariables(input),
-    page: input.body.page,
-    perPage: input.body.per_page,
-    order: input.body.order,
-    authorPublicKey: input.body.author_public_key ?? null,
-    authorSignature: input.body.author_signature ?? null,
-  }),
+  variables: (input) =>
+    pageVariables(input, {
+      page: input.body.page,
+      perPage: input.body.per_page,
+      order: input.body.order,
+      authorPublicKey: input.body.author_public_key ?? null,
+      authorSignature: input.body.author_signature ?? null,
+    }),
   respond: (data) => ({
     status: 200,
     body: {

@@ -40,7 +40,7 @@ export const pageEvents: StreamRoute<PageEventData> = {
   document: `subscription PageEvents($siteId: String!, $pageSlug: String!, $after: Int, $until: Int) {
     pageEvents(siteId: $siteId, pageSlug: $pageSlug, after: $after, until: $until) { id type message { ...MessageFields } payload }
   }${MESSAGE_FIELDS}`,
-  variables: (input) => ({ ...pageVariables(input), after: lastEventId(input.headers["last-event-id"]) }),
+  variables: (input) => pageVariables(input, { after: lastEventId(input.headers["last-event-id"]) }),
   resume: { after: "after", until: "until" },
   frame: (data) => {
     const event = data.pageEvents;
