@@ -29,7 +29,7 @@ function problemTooLarge(limit: number, path: string, headers: Record<string, st
   const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
   return {
     status: 413,
-    headers: { ...corsHeaders(headers), "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff" },
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "X-Content-Type-Options": "nosniff", ...corsHeaders(headers) },
     body: JSON.stringify(body),
   };
 }
@@ -50,7 +50,7 @@ function matrixTooLarge(limit: number): Refusal {
 function singleValuedHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const cookies = req.headers["set-cookie"];
   if (cookies === undefined) return req.headers as Record<string, string | undefined>;
-  return { ...(req.headers as Record<string, string | undefined>), "set-cookie": cookies.join(", ") };
+  return Object.assign({}, req.headers as Record<string, string | undefined>, { "set-cookie": cookies.join(", ") });
 }
 
 /**

@@ -462,7 +462,7 @@ export class RestApi {
       const base = this.services.mediaBase(request);
       const joined = await this.feeds.join(
         `${route.operationId}\u0000${base ?? ""}\u0000${JSON.stringify(shared)}`,
-        () => this.frames(prepared, { ...shared, [route.resume.after]: null }, null, base),
+        () => this.frames(prepared, { [route.resume.after]: null, ...shared }, null, base),
         resumeAfter ?? 0,
         maxUnsent,
         () => (writer ? writer.close() : res.destroy()),
@@ -475,7 +475,7 @@ export class RestApi {
       }
       catchUp = await this.frames(
         prepared,
-        { ...shared, [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until },
+        Object.assign({}, shared, { [route.resume.after]: resumeAfter ?? until, [route.resume.until]: until }),
         request,
         base,
       );

@@ -18,11 +18,11 @@ export class SseWriter {
     private readonly maxUnsent = MAX_UNSENT_BYTES,
   ) {
     res.writeHead(200, {
-      ...headers,
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",
       "X-Accel-Buffering": "no",
       Connection: "keep-alive",
+      ...headers,
     });
     this.write("retry: 3000\n: connected\n\n");
     this.timer = setInterval(() => this.write(": keep-alive\n\n"), KEEP_ALIVE_MS);

@@ -137,9 +137,9 @@ export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asse
   }
   const body = gzip ? asset.gzip : asset.body;
   res.writeHead(200, {
+    "Content-Length": String(body.length),
     ...headers,
     ...(gzip ? { "Content-Encoding": "gzip" } : {}),
-    "Content-Length": String(body.length),
   });
   res.end(req.method === "HEAD" ? undefined : body);
 }

@@ -70,7 +70,7 @@ export class Dashboard {
       const room = rooms.get(row.slug);
       return {
         cursor: encodePageCursor({ order: args.order, value: pageSortValue(row, args.order), slug: row.slug }),
-        node: { ...row, siteId, roomId: room?.roomId ?? null, roomState: room?.state ?? "none" },
+        node: { siteId, roomId: room?.roomId ?? null, roomState: room?.state ?? "none", ...row },
       };
     });
   }

@@ -56,7 +56,7 @@ export class FeedStore {
       select: { roomId: true, userId: true, membership: true, displayName: true, avatarUrl: true },
     });
     const byKey = new Map(members.map((m) => [`${m.roomId}\u0000${m.userId}`, m]));
-    return comments.map((c) => ({ ...c, member: byKey.get(`${c.roomId}\u0000${c.sender}`) ?? null }));
+    return comments.map((c) => ({ member: byKey.get(`${c.roomId}\u0000${c.sender}`) ?? null, ...c }));
   }
 
   /** When the scope last changed: its newest comment written, edited or deleted (null: no comment yet). */

@@ -78,7 +78,7 @@ export class Feeds {
     if (notModified(conditions, etag, lastChange)) return { status: 304, headers, body: null };
     return {
       status: 200,
-      headers: { ...headers, "Content-Type": "application/atom+xml; charset=utf-8" },
+      headers: { "Content-Type": "application/atom+xml; charset=utf-8", ...headers },
       body: document,
     };
   }

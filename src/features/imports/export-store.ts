@@ -59,7 +59,10 @@ export class ExportStore {
       const row = byId.get(p.eventId);
       if (!row) return [];
       return [
-        { ...row, displayName: memberName.get(`${row.roomId} ${row.sender}`) ?? row.displayName, position: p.position },
+        Object.assign({}, row, {
+          displayName: memberName.get(`${row.roomId} ${row.sender}`) ?? row.displayName,
+          position: p.position,
+        }),
       ];
     });
   }

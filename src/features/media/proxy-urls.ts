@@ -79,7 +79,7 @@ export class MediaUrls {
   sign(mxc: string, preset: MediaPreset, base: string | null): string | null {
     const parsed = parseMxc(mxc);
     if (!parsed || !this.servesServer(parsed.server) || !MEDIA_ID_PATTERN.test(parsed.mediaId)) return null;
-    const target: MediaTarget = { ...parsed, thumbnail: MEDIA_PRESETS[preset] };
+    const target: MediaTarget = { thumbnail: MEDIA_PRESETS[preset], ...parsed };
     const expires = expiryFor(this.now());
     const query = new URLSearchParams();
     if (target.thumbnail) {

@@ -80,11 +80,11 @@ export class MediaProxy {
     const maxAge = Math.max(0, expires - Math.floor(this.now() / 1000));
     return {
       headers: {
-        ...SAFE_MEDIA_HEADERS,
         "Content-Type": type.contentType,
         "Content-Disposition": contentDisposition(type),
         "Cache-Control": `public, max-age=${maxAge}, immutable`,
         Expires: new Date(expires * 1000).toUTCString(),
+        ...SAFE_MEDIA_HEADERS,
         ...(length !== null ? { "Content-Length": String(length) } : {}),
       },
       body: this.capped(upstream),
