@@ -92,7 +92,8 @@ function samples(text: string): Map<string, number> {
 
 test("a full run moves every named metric, logs each request with its id, and logs no secret", async () => {
   const lines: string[] = [];
-  const destination = { write: (line: string) => void lines.push(line) };
+  // A write may hold several lines (request lines are written in batches).
+  const destination = { write: (text: string) => void lines.push(...text.split("\n").filter(Boolean)) };
   const siteId = uniqueSiteId("obs");
   const signedSite = uniqueSiteId("obs-hmac");
   const SITE_SECRET = `hmac-secret-${uniqueSiteId()}`;

@@ -5,8 +5,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, isoTimestamp, logDestination, requestLineWriter } from "../../src/app/logger.ts";
-import { setImmediate as turnEnd } from "node:timers/promises";
+import {
+  createLogger,
+  isoTimestamp,
+  logDestination,
+  REQUEST_LINES_HELD,
+  REQUEST_LINES_WAIT_MS,
+  requestLineWriter,
+} from "../../src/app/logger.ts";
+import { setTimeout as sleep, setImmediate as turnEnd } from "node:timers/promises";
 
 function capture(level: string) {
   const lines: string[] = [];
@@ -118,7 +125,7 @@ test("lines held in the default destination's block are written when the process
       const logger = createLogger("info", logDestination(openSync(${JSON.stringify(file)}, "a")));
       const writeLine = requestLineWriter(logger);
       for (let i = 0; i < 3; i++) logger.info({ i }, "before exit");
-      // A request line still held for the turn's end.
+      // A request line still held.
       writeLine({ requestId: "r", method: "GET", route: "x", path: "/held", status: 200, latencyMs: 1 });
       process.exit(0);
     `;
@@ -177,27 +184,27 @@ test("a request line's latency is the number pino writes, whole thousandths or n
   }
 });
 
-test("request lines are written together when the event loop's turn ends, and before any later line", async () => {
+test("request lines are written together once held for a while, and before any later line", async () => {
   const { lines, logger } = capture("info");
   const writeLine = requestLineWriter(logger);
   const request = (path: string) => ({ requestId: "r", method: "GET", route: "x", path, status: 200, latencyMs: 1 });
+  const paths = (text: string) =>
+    text
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { path: string }).path);
   writeLine(request("/a"));
   writeLine(request("/b"));
   writeLine(request("/c"));
-  assert.equal(lines.length, 0, "held until the turn ends");
   await turnEnd();
-  assert.equal(lines.length, 1, "one write for the turn's lines");
-  assert.deepEqual(
-    lines[0]!
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { path: string }).path),
-    ["/a", "/b", "/c"],
-  );
-  // Another line written in the same turn as a request line comes after it.
+  assert.equal(lines.length, 0, "held past the turn's end");
+  // A timer that expires after the writer's fires after it.
+  await sleep(REQUEST_LINES_WAIT_MS + 5);
+  assert.equal(lines.length, 1, "one write for the lines held");
+  assert.deepEqual(paths(lines[0]!), ["/a", "/b", "/c"]);
+  // Another line written while a request line is held comes after it.
   writeLine(request("/d"));
   logger.warn("after /d");
-  await turnEnd();
   assert.deepEqual(
     lines
       .slice(1)
@@ -207,10 +214,13 @@ test("request lines are written together when the event loop's turn ends, and be
   // Each line keeps the time its request ended, not the time it was written.
   const before = Date.now();
   writeLine(request("/e"));
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  await turnEnd();
+  await sleep(REQUEST_LINES_WAIT_MS + 5);
   const time = Date.parse((JSON.parse(lines.at(-1)!) as { time: string }).time);
-  assert.ok(time >= before && time < before + 25, `${time - before} ms after`);
+  assert.ok(time >= before && time < before + 10, `${time - before} ms after`);
+  // A full batch is written at once, without waiting.
+  for (let i = 0; i < REQUEST_LINES_HELD; i++) writeLine(request(`/${i}`));
+  assert.equal(lines.length, 5);
+  assert.equal(paths(lines[4]!).length, REQUEST_LINES_HELD);
 });
 
 test("no request line below the level", () => {
