@@ -5,6 +5,7 @@
 // named like a credential is censored should one ever be passed.
 import { LogService } from "matrix-bot-sdk";
 import { pino, type DestinationStream, type Logger } from "pino";
+import { ByteRing } from "./byte-ring.ts";
 
 export type { Logger } from "pino";
 
@@ -25,6 +26,8 @@ const CREDENTIAL_FIELDS = [
 const LOG_BLOCK_BYTES = 32 * 1024;
 /** ...or this often when fewer lines than a block have come. */
 const LOG_FLUSH_MS = 250;
+/** The bytes of lines not yet written are kept in a ring this large (16 of the request lines' 64 KB writes). */
+const LOG_RING_BYTES = 1024 * 1024;
 
 /**
  * Where log lines go by default: stdout, written asynchronously in blocks (pino's sonic-boom:
@@ -49,9 +52,12 @@ export function logDestination(fd = 1): ReturnType<typeof pino.destination> {
     periodicFlush: LOG_FLUSH_MS,
     contentMode: "buffer",
   });
-  // pino writes each line as a string; the buffer mode holds Buffers.
+  // pino writes each line as a string; the buffer mode holds Buffers: slices of one ring, whose
+  // room comes free as sonic-boom reports its writes done.
+  const ring = new ByteRing(LOG_RING_BYTES);
+  destination.on("write", (n: number) => ring.written(n));
   const writeBytes = destination.write.bind(destination) as unknown as (bytes: Buffer) => boolean;
-  destination.write = (line: string) => writeBytes(Buffer.from(line));
+  destination.write = (line: string) => writeBytes(ring.bytes(line));
   return destination;
 }
 
