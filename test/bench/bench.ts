@@ -182,6 +182,23 @@ function benchDocument(work: string, databaseUrl: string, port: number) {
 
 const references = new Set<() => Promise<void>>();
 
+/** A helper script of this folder in a process of its own (IPC open), stopped with the run's other helpers. */
+function forkHelper(script: string): { child: ChildProcess; stop: () => Promise<void> } {
+  const child = fork(join(import.meta.dirname, script), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      references.delete(stop);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill();
+    });
+  references.add(stop);
+  return { child, stop };
+}
+
 /** The load generator's process (one for the run, forked at the first load) and its runs awaiting results. */
 let generator: ChildProcess | null = null;
 const pending = new Map<number, { resolve: (result: LoadResult) => void; reject: (err: Error) => void }>();
@@ -190,10 +207,7 @@ let runs = 0;
 /** Runs the load generator (test/bench/load-generator.ts, a second process); resolves its result. */
 function load(options: LoadOptions): Promise<LoadResult> {
   if (!generator) {
-    const child = fork(join(import.meta.dirname, "load-generator.ts"), [], {
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
+    const { child } = forkHelper("load-generator.ts");
     child.on("message", (message: { id: number; result?: LoadResult; error?: string }) => {
       const run = pending.get(message.id);
       pending.delete(message.id);
@@ -205,14 +219,6 @@ function load(options: LoadOptions): Promise<LoadResult> {
       for (const run of pending.values()) run.reject(new Error(`load generator exited with ${code}`));
       pending.clear();
     });
-    const stop = () =>
-      new Promise<void>((resolve) => {
-        references.delete(stop);
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill();
-      });
-    references.add(stop);
     generator = child;
   }
   const id = ++runs;
@@ -227,18 +233,7 @@ function reference(
   body: string | Buffer,
   options: { status?: number; contentType?: string } = {},
 ): Promise<ReferenceServer> {
-  const child = fork(join(import.meta.dirname, "reference-server.ts"), [], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      references.delete(stop);
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill();
-    });
-  references.add(stop);
+  const { child, stop } = forkHelper("reference-server.ts");
   child.send({ body: Buffer.from(body).toString("base64"), ...options });
   const cpuMicros = () =>
     new Promise<number>((resolve) => {
