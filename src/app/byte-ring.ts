@@ -26,10 +26,24 @@ export class ByteRing {
   bytes(text: string): Buffer {
     if (text.length === 0) return Buffer.alloc(0);
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    const start = this.roomFor(text.length * 3);
-    const bytes =
-      start === -1 ? Buffer.from(text) : this.ring.subarray(start, start + this.ring.write(text, start, "utf8"));
-    if (start !== -1) this.head = start + bytes.length;
+    return this.encode(text.length * 3, (target, start) => start + target.write(text, start, "utf8"));
+  }
+
+  /**
+   * Bytes made in place: `fill` writes at most `size` bytes into `target` from `start` and returns
+   * where they end; they come back as a slice of the ring when it had room, else of a buffer of
+   * their own.
+   */
+  encode(size: number, fill: (target: Buffer, start: number) => number): Buffer {
+    const start = this.roomFor(size);
+    let bytes: Buffer;
+    if (start === -1) {
+      const own = Buffer.allocUnsafe(size);
+      bytes = own.subarray(0, fill(own, 0));
+    } else {
+      bytes = this.ring.subarray(start, fill(this.ring, start));
+      this.head = start + bytes.length;
+    }
     this.handedTotal += bytes.length;
     this.pending.push({ end: this.handedTotal, start });
     return bytes;

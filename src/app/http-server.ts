@@ -19,7 +19,7 @@ import { createGraphQLEndpoints, graphqlCaller } from "./graphql-endpoint.ts";
 import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
-import { requestLineWriter } from "./logger.ts";
+import { PLAIN_REQUEST_ID, requestLineWriter } from "./logger.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 import { serveWidgetAssets } from "../widget/serve.ts";
 import { serveDesk } from "../desk/serve.ts";
@@ -182,7 +182,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const started = process.hrtime.bigint();
     // A caller's request id (a proxy's) is kept when it is plain; otherwise one is made.
     const given = req.headers["x-request-id"];
-    const requestId = typeof given === "string" && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
+    const requestId = typeof given === "string" && PLAIN_REQUEST_ID.test(given) ? given : randomUUID();
     res.requestId = requestId;
     // "close" comes once per response: `on` spares the once-wrapper.
     res.on("close", () => {

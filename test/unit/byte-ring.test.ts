@@ -75,3 +75,19 @@ test("handed out and written in any rhythm, no unwritten bytes ever change", () 
   }
   assert.ok(reused > 500, `the ring was used round and round (${reused} slices beside unwritten ones)`);
 });
+
+test("bytes made in place land in the ring's room, or in a buffer of their own when it has none", () => {
+  const ring = new ByteRing(64);
+  const ascii = (text: string) => (target: Buffer, start: number) => start + target.write(text, start, "latin1");
+  const first = ring.encode(40, ascii("made in place"));
+  assert.equal(first.toString(), "made in place");
+  // Room for 40 asked, 13 used: the next bytes follow them.
+  const second = ring.encode(20, ascii("next"));
+  assert.ok(inRing(first, second));
+  assert.equal(second.byteOffset, first.byteOffset + 13);
+  const third = ring.encode(60, ascii("no room for 60"));
+  assert.ok(!inRing(first, third), "a buffer of its own");
+  assert.equal(third.toString(), "no room for 60");
+  ring.written(13 + 4 + 14);
+  assert.equal(ring.encode(60, ascii("all written")).byteOffset, first.byteOffset, "from the start again");
+});

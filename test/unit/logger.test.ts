@@ -5,10 +5,12 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomUUID } from "node:crypto";
 import {
   createLogger,
   isoTimestamp,
   logDestination,
+  PLAIN_REQUEST_ID,
   REQUEST_LINES_HELD,
   REQUEST_LINES_WAIT_MS,
   requestLineWriter,
@@ -166,6 +168,82 @@ test("a request line is the line pino writes for the same fields, escaping and a
     assert.equal(ours, pinos, path);
     assert.deepEqual(JSON.parse(ours!).path, path);
   }
+});
+
+test("request lines made into the default destination's ring are the lines pino writes, across blocks", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "logger-"));
+  const file = join(dir, "service.log");
+  const destination = logDestination(openSync(file, "a"));
+  const logger = createLogger("info", destination);
+  const writeLine = requestLineWriter(logger);
+  const paths = [
+    "/api/v1/sites/a/pages/b/comments",
+    '/x/"q"\\',
+    "/b/back\\slash",
+    "/c/\u0001\t",
+    "/l/\u00e9\u00ff\u007f",
+    "/e/\u20ac\ud83d\udc4b\ud800",
+    "",
+  ];
+  // Ours, then pino's for the same fields (which first writes ours): about 10 blocks.
+  const count = 1200;
+  const fields = (i: number) => ({
+    requestId: i % 3 ? randomUUID() : `proxy.id:${i}`,
+    method: ["GET", "QUERY", "POST", "DELETE"][i % 4]!,
+    route: i % 5 ? "listComments" : "unrouted",
+    path: `${paths[i % paths.length]}${"p".repeat(i % 97)}`,
+    status: [200, 0, 404, 500, 202, 304][i % 6]!,
+    latencyMs: [1.234, 0, 12, 1e-3, 1234.5, Number.NaN, i / 7][i % 7]!,
+  });
+  for (let i = 0; i < count; i++) {
+    const line = fields(i);
+    writeLine(line);
+    logger.info(line, "request");
+  }
+  try {
+    const lines = await linesWritten(file, 2 * count);
+    assert.equal(lines.length, 2 * count);
+    for (let i = 0; i < count; i++) {
+      const [ours, pinos] = [lines[2 * i]!, lines[2 * i + 1]!];
+      // Same second or not, each time is its own line's.
+      assert.equal(ours.replace(/"time":"[^"]*"/, ""), pinos.replace(/"time":"[^"]*"/, ""), `line ${i}`);
+      assert.match((JSON.parse(ours) as { time: string }).time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
+  } finally {
+    destination.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a request line's time is the ISO 8601 time its request ended, to the millisecond", () => {
+  const lines: string[] = [];
+  const logger = createLogger("info", { write: (line: string) => void lines.push(line) });
+  const writeLine = requestLineWriter(logger);
+  const times = [0, 7, 61, 999, 1000, 1_764_255_600_001, 1_764_255_600_010, 1_764_255_659_999, 4_102_444_799_999];
+  const realNow = Date.now;
+  try {
+    for (const now of times) {
+      Date.now = () => now;
+      writeLine({ requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs: 1 });
+      logger.warn("written");
+    }
+  } finally {
+    Date.now = realNow;
+  }
+  const written = lines.filter((line) => line.includes('"msg":"request"'));
+  assert.deepEqual(
+    written.map((line) => (JSON.parse(line) as { time: string }).time),
+    times.map((now) => new Date(now).toISOString()),
+  );
+});
+
+test("request ids written as they are: the ids kept hold only characters JSON writes as they are", () => {
+  for (let code = 0; code < 0x10000; code++) {
+    const char = String.fromCharCode(code);
+    if (PLAIN_REQUEST_ID.test(char)) assert.equal(JSON.stringify(char), `"${char}"`, code.toString(16));
+  }
+  for (let i = 0; i < 100; i++) assert.match(randomUUID(), PLAIN_REQUEST_ID);
+  assert.doesNotMatch("a".repeat(65), PLAIN_REQUEST_ID);
 });
 
 test("a request line's latency is the number pino writes, whole thousandths or not", () => {
