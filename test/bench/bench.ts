@@ -5,12 +5,13 @@
 // section.ts) and prints one table: figure | value | reference | ratio. Nothing is asserted.
 // Load is driven from a second process (load-generator.ts); references are bare node:http
 // servers in their own processes (reference-server.ts).
-import { type ChildProcess, fork, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import {
   closeSync,
   existsSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -18,7 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -206,6 +207,15 @@ let runs = 0;
 
 /** Runs the load generator (test/bench/load-generator.ts, a second process); resolves its result. */
 function load(options: LoadOptions): Promise<LoadResult> {
+  const id = ++runs;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    loadGenerator().send({ id, options: { connections, durationMs, ...options } });
+  });
+}
+
+/** The load generator's process, forked at the first call. */
+function loadGenerator(): ChildProcess {
   if (!generator) {
     const { child } = forkHelper("load-generator.ts");
     child.on("message", (message: { id: number; result?: LoadResult; error?: string }) => {
@@ -221,11 +231,27 @@ function load(options: LoadOptions): Promise<LoadResult> {
     });
     generator = child;
   }
-  const id = ++runs;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    generator!.send({ id, options: { connections, durationMs, ...options } });
-  });
+  return generator;
+}
+
+/**
+ * Runs `run` with `servers` (every thread) on the machine's last CPU and this process and the load
+ * generator on the others, then lets all run anywhere again. Servers measured at the same moments
+ * on one CPU share it alike, so what the machine does meanwhile weighs on them alike.
+ */
+async function onOneCpu<T>(servers: readonly { pid: number }[], run: () => Promise<T>): Promise<T> {
+  const cpus = availableParallelism();
+  if (cpus < 2) throw new Error("two CPUs or more are needed: one for the servers, one for the load");
+  const pin = (pid: number, list: string) => execFileSync("taskset", ["-a", "-p", "-c", list, String(pid)]);
+  const everyone = [process.pid, loadGenerator().pid!];
+  const all = `0-${cpus - 1}`;
+  try {
+    for (const server of servers) pin(server.pid, String(cpus - 1));
+    for (const pid of everyone) pin(pid, `0-${cpus - 2}`);
+    return await run();
+  } finally {
+    for (const pid of [...everyone, ...servers.map((server) => server.pid)]) pin(pid, all);
+  }
 }
 
 /** A bare node:http server in its own process answering every request with `body`. */
@@ -312,10 +338,19 @@ async function startProcess(
   const stat = () => readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return {
     url,
-    // utime and stime (the 14th and 15th fields of /proc/PID/stat) in clock ticks, 100 a second.
+    pid: child.pid!,
+    // Each thread's time on a CPU (the first field of /proc/PID/task/TID/schedstat, in ns): finer
+    // than the 10 ms ticks of /proc/PID/stat, which a slice of a second at half a CPU reads to ±2%.
     cpuMicros: async () => {
-      const fields = stat();
-      return (Number(fields[11]) + Number(fields[12])) * 10_000;
+      let nanoseconds = 0;
+      for (const thread of readdirSync(`/proc/${child.pid}/task`)) {
+        try {
+          nanoseconds += Number(readFileSync(`/proc/${child.pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+        } catch {
+          // The thread ended since the listing.
+        }
+      }
+      return nanoseconds / 1000;
     },
     // rss (the 24th field), in pages.
     rssBytes: () => Number(stat()[21]) * 4096,
@@ -440,6 +475,7 @@ if (sections.length > 0) {
       serviceUrl: running.url,
       config,
       database: { kind, url: database.url },
+      connections,
       durationMs,
       importPages: Number(args["import-pages"]),
       homeserver: { url: config.matrix.homeserverUrl, asToken: config.matrix.asToken, serverName: SERVER_NAME },
@@ -447,6 +483,7 @@ if (sections.length > 0) {
       load,
       reference,
       startProcess: (options = {}) => startProcess(work, database.url, options.overrides ?? {}),
+      onOneCpu,
       async startInstance(options = {}) {
         const instance = await startService(
           buildConfig(benchDocument(work, database.url, 0), options.overrides ?? {}),

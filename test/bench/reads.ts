@@ -1,7 +1,8 @@
 // Read figures, with the read cache on (a repeated read is a cache hit): QUERY of page 1 and
 // page 400 of the seeded 10,000-comment page (anonymous) and a personalized page 1, each next
 // to a bare node:http server returning the same body; what the request log costs (page 1 at
-// the default level against an instance at warn); the room and roles reads likewise. Every figure is driven by the load generator in a second process.
+// the default level against `warn`, two instances at once on one CPU); the room and roles reads
+// likewise. Every figure is driven by the load generator in a second process.
 import { signatureArrays } from "../../src/contract/signatures.ts";
 import { format, type BenchContext, type BenchRow, type LoadOptions, type LoadResult } from "./section.ts";
 
@@ -44,28 +45,9 @@ export async function sideBySide(
   serviceUrl = ctx.serviceUrl,
   /** Another request to the service (by default to the same path) measured in the same rounds, for a ratio that the machine's drift between figures does not skew. */
   companion?: Omit<LoadOptions, "url"> & { url?: string },
-  {
-    rounds = ROUNDS,
-    cpuOf = { service: ownCpu, companion: ownCpu },
-    before,
-  }: {
-    rounds?: number;
-    /** The CPU time so far (µs) of what answers the service's and the companion's requests: by default this process (instances run in it). */
-    cpuOf?: { service: () => Promise<number>; companion: () => Promise<number> };
-    /** What runs before each of a side's slices, unmeasured (the request log's figure switches its instance's log level). */
-    before?: { service: () => Promise<void>; companion: () => Promise<void> };
-  } = {},
-): Promise<
-  BenchRow & {
-    measured: LoadResult;
-    referenced: LoadResult;
-    companion: LoadResult | null;
-    /** Each round's service and companion results, in round order. */
-    byRound: { service: LoadResult; companion: LoadResult | null }[];
-    /** CPU µs per request answered: the service, the bare reference, the companion. */
-    cpu: { service: number; bare: number; companion: number | null };
-  }
-> {
+  /** The CPU time so far (µs) of what answers at `serviceUrl`: by default this process (instances run in it). */
+  serviceCpu: () => Promise<number> = ownCpu,
+): Promise<BenchRow & { measured: LoadResult; referenced: LoadResult; companion: LoadResult | null }> {
   const url = `${serviceUrl}${path}`;
   const get = () => fetch(url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
   // Seeding runs in this process and holds its event loop for seconds: a kept-alive connection
@@ -77,32 +59,25 @@ export async function sideBySide(
   const service: LoadResult[] = [];
   const bare: LoadResult[] = [];
   const companions: LoadResult[] = [];
-  // CPU time per request answered: the service's, the companion's and the reference's. Unlike a
-  // rate, it hardly moves with what else the machine runs.
-  let serviceCpu = 0;
+  // CPU time per request answered: the service's and the reference's. Unlike a rate, it hardly
+  // moves with what else the machine runs.
+  let serviceCpuTotal = 0;
   let bareCpu = 0;
-  let companionCpu = 0;
   const timed = async (cpu: () => Promise<number>, load: () => Promise<LoadResult>, into: LoadResult[]) => {
     const before = await cpu();
     into.push(await load());
     return (await cpu()) - before;
   };
   try {
-    const durationMs = Math.max(500, Math.round(ctx.durationMs / rounds));
-    for (let round = 0; round < rounds; round++) {
+    const durationMs = Math.max(500, Math.round(ctx.durationMs / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
       const warmupMs = round === 0 ? FIRST_WARMUP_MS : WARMUP_MS;
       const measureService = async () => {
-        await before?.service();
-        serviceCpu += await timed(cpuOf.service, () => ctx.load({ ...request, url, durationMs, warmupMs }), service);
+        serviceCpuTotal += await timed(serviceCpu, () => ctx.load({ ...request, url, durationMs, warmupMs }), service);
       };
       const measureCompanion = async () => {
         if (!companion) return;
-        await before?.companion();
-        companionCpu += await timed(
-          cpuOf.companion,
-          () => ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }),
-          companions,
-        );
+        companions.push(await ctx.load({ ...companion, url: companion.url ?? url, durationMs, warmupMs }));
       };
       bareCpu += await timed(
         reference.cpuMicros,
@@ -125,9 +100,8 @@ export async function sideBySide(
       ? ` (statuses ${JSON.stringify(measured.statuses)}, ${measured.errors} errors)`
       : "";
   const cpu = {
-    service: serviceCpu / Math.max(measured.answered, 1),
+    service: serviceCpuTotal / Math.max(measured.answered, 1),
     bare: bareCpu / Math.max(referenced.answered, 1),
-    companion: companion ? companionCpu / Math.max(combine(companions).answered, 1) : null,
   };
   return {
     figure: `${figure} (${(body.length / 1024).toFixed(1)} KB)`,
@@ -137,8 +111,6 @@ export async function sideBySide(
     measured,
     referenced,
     companion: companion ? combine(companions) : null,
-    byRound: service.map((result, i) => ({ service: result, companion: companions[i] ?? null })),
-    cpu,
   };
 }
 
@@ -200,69 +172,127 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   return rows;
 }
 
-/**
- * Rounds of the request log's figure: its two sides differ by a few percent, while this machine's
- * rate moves by more than that from one slice to the next (its rounds read from about 60% to 200%
- * and more), so it takes many short alternations, and its ratio is the median of the rounds'
- * ratios. The control beside it says how far that median strays when nothing differs.
- */
-const LOG_COST_ROUNDS = 36;
+/** Rounds of the request log's figure and of its control: pairs, the levels swapped between a pair's two. */
+const LOG_COST_ROUNDS = 32;
+const LOG_COST_SLICE_MS = 1000;
 
 /**
- * What the request log costs: the cached page 1 on one instance run as npm start runs the service
- * (a process of its own, its JSON lines on stdout into a file), its log level switched between
- * slices as an operator would switch it (the file edited, SIGHUP): at the default level, a line
- * per request, against `warn`, none. One process for both sides, so that what differs is the log
- * alone: two processes, one at each level, differed by up to several percent with both at `warn`.
- * Then the control: the same alternation with the default level on both sides, the file edited
- * and re-read before every slice alike (a key that takes effect on restart toggled).
+ * What the request log costs: the cached page 1 on two instances run as npm start runs the
+ * service (processes of their own, JSON lines on stdout into a file), loaded at the same moments
+ * while they share one CPU (the bench and its load generator on the other): one at the default
+ * level, a line per request, the other at `warn`, none, their levels swapped between slices as an
+ * operator would switch them (the file edited, SIGHUP). Taken one after the other on one instance,
+ * the two sides' rates moved by 30% from one slice to the next on this machine, more than the log
+ * costs; at the same moments on one CPU, what the machine does meanwhile weighs on both alike.
+ * A round's ratio is the default level's rate (and CPU time a request) against `warn`'s; the
+ * geometric mean of two rounds with the levels swapped takes out what differs between the two
+ * processes; the figure is the median of those pairs. Then the control: the same rounds with both
+ * instances at the default level, the file edited and re-read alike (a key that takes effect on
+ * restart toggled); it says how far the figure strays when nothing differs.
  */
 async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow[]> {
   const level = ctx.config.log.level;
   const retry = ctx.config.queue.retryBaseMs;
-  const instance = await ctx.startProcess({ overrides: { "log.level": level } });
+  const instances = [
+    await ctx.startProcess({ overrides: { "log.level": level } }),
+    await ctx.startProcess({ overrides: { "log.level": level } }),
+  ] as const;
   const request = query({ page: 1, per_page: 20 });
-  /** The rounds of `figure` with the instance configured by `service` and by `companion` in turn. */
-  const rounds = async (figure: string, service: Record<string, unknown>, companion: Record<string, unknown>) => {
-    const row = await sideBySide(ctx, figure, request, path, instance.url, request, {
-      rounds: LOG_COST_ROUNDS,
-      cpuOf: { service: instance.cpuMicros, companion: instance.cpuMicros },
-      before: { service: () => instance.reconfigure(service), companion: () => instance.reconfigure(companion) },
-    });
-    const ratios = row.byRound
-      .map((r) => r.service.requestsPerSecond / r.companion!.requestsPerSecond)
-      .sort((a, b) => a - b);
-    const median = (ratios[(ratios.length - 1) >> 1]! + ratios[ratios.length >> 1]!) / 2;
-    const cpu = ((row.cpu.service - row.cpu.companion!) / row.cpu.companion!) * 100;
-    const summary = `the median of ${ratios.length} rounds, ${format.ratio(ratios[0]!, 1)}-${format.ratio(ratios.at(-1)!, 1)}; all rounds together ${format.ratio(row.measured.requestsPerSecond, row.companion!.requestsPerSecond)}`;
-    return { row, median, summary, cpu: `${cpu < 0 ? "" : "+"}${cpu.toFixed(0)}%` };
+  /** Both instances loaded at once (half the connections each): each one's result and CPU µs a request. */
+  const atOnce = (durationMs: number, warmupMs: number) =>
+    Promise.all(
+      instances.map(async (instance) => {
+        const before = await instance.cpuMicros();
+        const result = await ctx.load({
+          ...request,
+          url: `${instance.url}${path}`,
+          connections: Math.max(1, Math.round(ctx.connections / 2)),
+          durationMs,
+          warmupMs,
+        });
+        return { result, cpu: ((await instance.cpuMicros()) - before) / Math.max(result.answered, 1) };
+      }),
+    );
+  /** Rounds with instance `r % 2` configured by `measured` and the other by `reference`. */
+  const rounds = async (measured: Record<string, unknown>, reference: Record<string, unknown>) => {
+    const sides = { measured: [] as LoadResult[], reference: [] as LoadResult[] };
+    const rates: number[] = [];
+    const cpus: number[] = [];
+    const cpu = { measured: 0, reference: 0 };
+    for (let round = 0; round < LOG_COST_ROUNDS; round++) {
+      const m = round % 2;
+      await Promise.all(instances.map((instance, i) => instance.reconfigure(i === m ? measured : reference)));
+      const results = await atOnce(LOG_COST_SLICE_MS, WARMUP_MS);
+      const [ours, theirs] = [results[m]!, results[1 - m]!];
+      sides.measured.push(ours.result);
+      sides.reference.push(theirs.result);
+      rates.push(ours.result.requestsPerSecond / theirs.result.requestsPerSecond);
+      cpus.push(ours.cpu / theirs.cpu);
+      cpu.measured += ours.cpu * ours.result.answered;
+      cpu.reference += theirs.cpu * theirs.result.answered;
+    }
+    const [ours, theirs] = [combine(sides.measured), combine(sides.reference)];
+    return {
+      ours,
+      theirs,
+      rate: swappedPairs(rates),
+      cpu: swappedPairs(cpus),
+      cpuPerRequest: { ours: cpu.measured / ours.answered, theirs: cpu.reference / theirs.answered },
+    };
   };
   try {
-    const log = await rounds(
-      `QUERY page 1 (20), cached, log.level ${level}`,
-      { "log.level": level },
-      { "log.level": "warn" },
+    await atOnce(FIRST_WARMUP_MS, FIRST_WARMUP_MS);
+    const { log, control } = await ctx.onOneCpu(instances, async () => ({
+      log: await rounds({ "log.level": level }, { "log.level": "warn" }),
+      control: await rounds(
+        { "log.level": level, "queue.retry_base_ms": retry },
+        { "log.level": level, "queue.retry_base_ms": retry + 1 },
+      ),
+    }));
+    // Against bare node:http, one of the instances alone as npm start runs it: at the default level.
+    const bare = await sideBySide(
+      ctx,
+      `QUERY page 1 (20), cached, an instance as npm start runs it, log.level ${level}`,
+      request,
+      path,
+      instances[0].url,
+      undefined,
+      instances[0].cpuMicros,
     );
-    const control = await rounds(
-      `QUERY page 1 (20), cached, log.level ${level}`,
-      { "log.level": level, "queue.retry_base_ms": retry },
-      { "log.level": level, "queue.retry_base_ms": retry + 1 },
-    );
+    const cpuChange = (ratio: number) => `${ratio < 1 ? "−" : "+"}${(Math.abs(ratio - 1) * 100).toFixed(1)}%`;
+    const pairs = (figure: { median: number; low: number; high: number }) =>
+      `the median of ${LOG_COST_ROUNDS / 2} swapped pairs, ${format.ratio(figure.low, 1)}-${format.ratio(figure.high, 1)}`;
+    // To a tenth of a percent: the goal is a percent away.
+    const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+    const side = (result: LoadResult, cpu: number) => `${format.load(result)}, CPU ${cpu.toFixed(0)} µs/req`;
     return [
+      { ...bare, ratio: `${bare.ratio} (goal ≥ 70%)` },
       {
-        figure: `${log.row.figure}, against log.level warn`,
-        value: log.row.value,
-        reference: `${log.row.reference}; log.level warn: ${format.load(log.row.companion!)}, CPU ${log.row.cpu.companion!.toFixed(0)} µs/req`,
-        ratio: `${log.row.ratio} of bare (goal ≥ 70%); ${format.ratio(log.median, 1)} of warn (goal ≥ 95%; ${log.summary}); the log's CPU per request: ${log.cpu}`,
+        figure: `QUERY page 1 (20), cached, log.level ${level} against warn: two instances at once on one CPU`,
+        value: side(log.ours, log.cpuPerRequest.ours),
+        reference: `log.level warn: ${side(log.theirs, log.cpuPerRequest.theirs)}`,
+        ratio: `${percent(log.rate.median)} of warn (goal ≥ 95%; ${pairs(log.rate)}); CPU a request ${cpuChange(log.cpu.median)} (${pairs(log.cpu)})`,
       },
       {
-        figure: `${control.row.figure}, against itself (the control: both sides at ${level}, re-read alike)`,
-        value: control.row.value,
-        reference: `the same: ${format.load(control.row.companion!)}, CPU ${control.row.cpu.companion!.toFixed(0)} µs/req`,
-        ratio: `${format.ratio(control.median, 1)} (${control.summary}); CPU per request: ${control.cpu}`,
+        figure: `the control: both at ${level}, re-read alike`,
+        value: side(control.ours, control.cpuPerRequest.ours),
+        reference: `the same: ${side(control.theirs, control.cpuPerRequest.theirs)}`,
+        ratio: `${percent(control.rate.median)} (${pairs(control.rate)}); CPU a request ${cpuChange(control.cpu.median)}`,
       },
     ];
   } finally {
-    await instance.stop();
+    await Promise.all(instances.map((instance) => instance.stop()));
   }
+}
+
+/** Ratios of rounds that swap the two sides' processes in turn: each pair's geometric mean (what one process does better cancels), their median and range. */
+export function swappedPairs(ratios: number[]): { median: number; low: number; high: number } {
+  const pairs: number[] = [];
+  for (let i = 0; i + 1 < ratios.length; i += 2) pairs.push(Math.sqrt(ratios[i]! * ratios[i + 1]!));
+  pairs.sort((a, b) => a - b);
+  return {
+    median: (pairs[(pairs.length - 1) >> 1]! + pairs[pairs.length >> 1]!) / 2,
+    low: pairs[0]!,
+    high: pairs.at(-1)!,
+  };
 }

@@ -50,6 +50,7 @@ export interface LoadResult {
 
 /** A service instance in a process of its own (BenchContext.startProcess). */
 export interface ServiceProcess extends ReferenceServer {
+  pid: number;
   /** Its resident set size now, in bytes. */
   rssBytes(): number;
   /** Changes its configuration as an operator would (the file rewritten with these overrides too, then SIGHUP); resolves once it has re-read the file. */
@@ -69,6 +70,8 @@ export interface BenchContext {
   serviceUrl: string;
   config: Config;
   database: { kind: DatabaseKind; url: string };
+  /** The connections the runner was given (--connections); load() uses them by default. */
+  connections: number;
   /** The measured duration per figure the runner was given (--duration); load() uses it by default. */
   durationMs: number;
   homeserver: { url: string; asToken: string; serverName: string };
@@ -91,6 +94,11 @@ export interface BenchContext {
    * Its heap holds nothing of the bench's, and its CPU time is its own. Stop it yourself.
    */
   startProcess(options?: { overrides?: Record<string, unknown> }): Promise<ServiceProcess>;
+  /**
+   * Runs `run` with `servers` on one CPU (every thread) and the bench and its load generator on
+   * the others: servers measured at the same moments then share a CPU alike.
+   */
+  onOneCpu<T>(servers: readonly { pid: number }[], run: () => Promise<T>): Promise<T>;
   log(message: string): void;
 }
 
