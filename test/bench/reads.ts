@@ -286,7 +286,7 @@ async function requestLogCost(ctx: BenchContext, path: string): Promise<BenchRow
 }
 
 /** Ratios of rounds that swap the two sides' processes in turn: each pair's geometric mean (what one process does better cancels), their median and range. */
-export function swappedPairs(ratios: number[]): { median: number; low: number; high: number } {
+function swappedPairs(ratios: number[]): { median: number; low: number; high: number } {
   const pairs: number[] = [];
   for (let i = 0; i + 1 < ratios.length; i += 2) pairs.push(Math.sqrt(ratios[i]! * ratios[i + 1]!));
   pairs.sort((a, b) => a - b);
