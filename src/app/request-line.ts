@@ -136,7 +136,7 @@ function putJsonString(out: Buffer, at: number, text: string): number {
  * latency in ms to the µs) is written from integers: the shortest decimal of such a double is
  * its exact decimal, and formatting a fraction's double is a visible part of a line's cost.
  */
-export function jsonNumber(value: number): string {
+function jsonNumber(value: number): string {
   const thousandths = Math.round(value * 1000);
   if (thousandths / 1000 !== value || thousandths < 0 || thousandths > 0x7fffffff)
     return Number.isFinite(value) ? String(value) : "null";
