@@ -19,7 +19,7 @@ import { createGraphQLEndpoints, graphqlCaller } from "./graphql-endpoint.ts";
 import { answerFramingError } from "./framing-errors.ts";
 import { readBody, type Refusal } from "../rest/request-body.ts";
 import type { Services } from "./services.ts";
-import { PLAIN_REQUEST_ID, requestLineWriter } from "./logger.ts";
+import { PLAIN_REQUEST_ID, requestLineWriter, requestPath } from "./logger.ts";
 import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 import { serveWidgetAssets } from "../widget/serve.ts";
 import { serveDesk } from "../desk/serve.ts";
@@ -192,12 +192,11 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       const status = res.headersSent ? res.statusCode : 0;
       const labels = { route, method: req.method ?? "", status: String(status) };
       services.metrics.httpDuration.observe(labels, seconds);
-      // The path without its query: signed media URLs carry their signatures there.
       logRequest({
         requestId,
         method: req.method ?? "",
         route,
-        path: (req.url ?? "/").split("?")[0]!,
+        target: req.url ?? "/",
         status,
         latencyMs: Math.round(seconds * 1e6) / 1e3,
       });
@@ -224,7 +223,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
 
 /** The label of a request the route table did not answer. */
 function routeKind(target: string): string {
-  const path = target.split("?")[0]!;
+  const path = requestPath(target);
   if (path.startsWith("/_matrix/app/")) return "appservice";
   if (path === "/graphql" || path === "/graphql/stream") return "graphql";
   if (path === "/metrics" || path === "/health/live" || path === "/health/ready")

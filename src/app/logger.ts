@@ -9,7 +9,7 @@ import { ByteRing } from "./byte-ring.ts";
 import { isoSecond, type RequestLine, RequestLineEncoder, requestLineBound } from "./request-line.ts";
 
 export type { Logger } from "pino";
-export { PLAIN_REQUEST_ID, type RequestLine } from "./request-line.ts";
+export { PLAIN_REQUEST_ID, type RequestLine, requestPath } from "./request-line.ts";
 
 const CREDENTIAL_FIELDS = [
   "token",

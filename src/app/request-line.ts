@@ -18,8 +18,11 @@ export interface RequestLine {
   method: string;
   /** The route table's id, or the kind of a request it did not answer (http-server.ts). */
   route: string;
-  /** The path without its query. */
-  path: string;
+  /**
+   * The request target as received: the line holds its path, without the query (signed media
+   * URLs carry their signatures there). Taken whole so that a request makes no string for its line.
+   */
+  target: string;
   /** The status sent (0: none was). */
   status: number;
   latencyMs: number;
@@ -32,7 +35,7 @@ const LINE_BYTES = 512;
 
 /** The most bytes `line` can take: JSON writes a UTF-16 code unit as at most 6 bytes (`\u001f`). */
 export function requestLineBound(line: RequestLine): number {
-  return LINE_BYTES + 6 * (line.method.length + line.route.length + line.path.length);
+  return LINE_BYTES + 6 * (line.method.length + line.route.length + line.target.length);
 }
 
 /**
@@ -72,7 +75,7 @@ export class RequestLineEncoder {
     pos = putAscii(out, pos, line.requestId);
     pos = put(out, pos, this.method(line.method));
     pos = put(out, pos, this.route(line.route));
-    pos = putJsonString(out, pos, line.path);
+    pos = putPath(out, pos, line.target);
     pos = put(out, pos, this.status(line.status));
     pos = putAscii(out, pos, jsonNumber(line.latencyMs));
     return put(out, pos, LINE_END);
@@ -107,6 +110,14 @@ export function isoSecond(second: number): string {
   return new Date(second * 1000).toISOString().slice(0, 20);
 }
 
+const QUERY_START = 0x3f;
+
+/** A request target's path: the part before its query. */
+export function requestPath(target: string): string {
+  const query = target.indexOf("?");
+  return query === -1 ? target : target.slice(0, query);
+}
+
 function put(out: Buffer, at: number, bytes: Buffer): number {
   out.set(bytes, at);
   return at + bytes.length;
@@ -118,13 +129,18 @@ function putAscii(out: Buffer, at: number, text: string): number {
   return at + text.length;
 }
 
-/** `text` as JSON.stringify writes it: printable ASCII but `"` and `\` as it is, else by JSON.stringify. */
-function putJsonString(out: Buffer, at: number, text: string): number {
+/**
+ * The path of `target` (up to its first `?`) as JSON.stringify writes it: printable ASCII but `"`
+ * and `\` as it is, else by JSON.stringify.
+ */
+function putPath(out: Buffer, at: number, target: string): number {
   out[at] = 0x22;
   let pos = at + 1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return at + out.write(JSON.stringify(text), at, "utf8");
+  for (let i = 0; i < target.length; i++) {
+    const c = target.charCodeAt(i);
+    if (c === QUERY_START) break;
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c)
+      return at + out.write(JSON.stringify(requestPath(target)), at, "utf8");
     out[pos++] = c;
   }
   out[pos] = 0x22;

@@ -179,6 +179,10 @@ test("a full run moves every named metric, logs each request with its id, and lo
     }
     const given = await fetch(`${service.url}/api/v1/nowhere`, { headers: { "x-request-id": "proxy-id.42" } });
     assert.equal(given.headers.get("x-request-id"), "proxy-id.42", "a proxy's plain request id is kept");
+    // A request's query is not logged: signed media URLs carry their signatures there.
+    secrets.query_signature = "query-s3cret-signature";
+    const queried = await fetch(`${service.url}/api/v1/sites/${siteId}/media/x?sig=${secrets.query_signature}`);
+    const queriedId = queried.headers.get("x-request-id")!;
     secrets.claim_token = ((await registered.json()) as { claim_token: string }).claim_token;
     const claim = await fetch(`${service.url}/api/v1/sites/${registeredId}/admin-claims`, {
       method: "POST",
@@ -346,6 +350,8 @@ test("a full run moves every named metric, logs each request with its id, and lo
     assert.equal(registration.status, 201);
     assert.equal(typeof registration.latencyMs, "number");
     assert.ok(entries.some((entry) => entry.route === "postComment" && entry.status === 202));
+    const queriedEntry = entries.find((entry) => entry.requestId === queriedId);
+    assert.equal(queriedEntry?.path, `/api/v1/sites/${siteId}/media/x`, "the path is logged without its query");
   } finally {
     for (const s of streams) s.close();
     await service.stop();

@@ -13,9 +13,17 @@ import {
   PLAIN_REQUEST_ID,
   REQUEST_LINES_HELD,
   REQUEST_LINES_WAIT_MS,
+  type RequestLine,
   requestLineWriter,
+  requestPath,
 } from "../../src/app/logger.ts";
 import { setTimeout as sleep, setImmediate as turnEnd } from "node:timers/promises";
+
+/** The fields pino is given for a request line: its target's path in place of the target. */
+function asLogged(line: RequestLine) {
+  const { requestId, method, route, target, status, latencyMs } = line;
+  return { requestId, method, route, path: requestPath(target), status, latencyMs };
+}
 
 function capture(level: string) {
   const lines: string[] = [];
@@ -128,7 +136,7 @@ test("lines held in the default destination's block are written when the process
       const writeLine = requestLineWriter(logger);
       for (let i = 0; i < 3; i++) logger.info({ i }, "before exit");
       // A request line still held.
-      writeLine({ requestId: "r", method: "GET", route: "x", path: "/held", status: 200, latencyMs: 1 });
+      writeLine({ requestId: "r", method: "GET", route: "x", target: "/held?sig=s3cret", status: 200, latencyMs: 1 });
       process.exit(0);
     `;
     execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "pipe" });
@@ -136,37 +144,44 @@ test("lines held in the default destination's block are written when the process
     assert.deepEqual(numbers(lines.slice(0, 3)), [0, 1, 2]);
     assert.equal(lines.length, 4);
     assert.equal((JSON.parse(lines[3]!) as { path: string }).path, "/held");
+    assert.ok(!lines[3]!.includes("s3cret"), "the query is not logged");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("a request line is the line pino writes for the same fields, escaping and all", () => {
+test("a request line is the line pino writes for its target's path, escaping and all", () => {
   const { lines, logger } = capture("info");
   const writeLine = requestLineWriter(logger);
-  const paths = [
+  const targets = [
     "/api/v1/sites/a/pages/b/comments",
     '/x/"quoted"/back\\slash',
     "/control/\u0001\u001f/tab\t",
     "/latin1/\u00e9\u00ff/del\u007f",
     `/long/${"a".repeat(150)}"`,
     "",
+    "/media/x?sig=s3cret&exp=1",
+    '/q/"quoted"?sig="s3cret"',
+    "/q/\u00e9?\u00e9=s3cret",
+    "?sig=s3cret",
+    "/a??",
   ];
-  for (const [i, path] of paths.entries()) {
-    const fields = {
+  for (const [i, target] of targets.entries()) {
+    const line = {
       requestId: i % 2 ? "b3551462-ff37-4a19-bb27-f4802ab907ee" : "proxy.id:42",
       method: i % 2 ? "QUERY" : "GET",
       route: i % 2 ? "listComments" : "unrouted",
-      path,
-      status: [200, 0, 404, 500, 202, 304][i]!,
-      latencyMs: [1.234, 0, 12, 1e-3, 1234.5, Number.NaN][i]!,
+      target,
+      status: [200, 0, 404, 500, 202, 304][i % 6]!,
+      latencyMs: [1.234, 0, 12, 1e-3, 1234.5, Number.NaN][i % 6]!,
     };
     // The time is the one field that differs between two lines: read from the same second.
-    writeLine(fields);
-    logger.info(fields, "request");
-    const [ours, pinos] = lines.splice(0, 2).map((line) => line.replace(/"time":"[^"]*"/, '"time":""'));
-    assert.equal(ours, pinos, path);
-    assert.deepEqual(JSON.parse(ours!).path, path);
+    writeLine(line);
+    logger.info(asLogged(line), "request");
+    const [ours, pinos] = lines.splice(0, 2).map((text) => text.replace(/"time":"[^"]*"/, '"time":""'));
+    assert.equal(ours, pinos, target);
+    assert.deepEqual(JSON.parse(ours!).path, target.split("?")[0], target);
+    assert.ok(!ours!.includes("s3cret"), `${target}: the query is not logged`);
   }
 });
 
@@ -184,6 +199,7 @@ test("request lines made into the default destination's ring are the lines pino 
     "/l/\u00e9\u00ff\u007f",
     "/e/\u20ac\ud83d\udc4b\ud800",
     "",
+    "/m?sig=s3cret",
   ];
   // Ours, then pino's for the same fields (which first writes ours): about 10 blocks.
   const count = 1200;
@@ -191,14 +207,14 @@ test("request lines made into the default destination's ring are the lines pino 
     requestId: i % 3 ? randomUUID() : `proxy.id:${i}`,
     method: ["GET", "QUERY", "POST", "DELETE"][i % 4]!,
     route: i % 5 ? "listComments" : "unrouted",
-    path: `${paths[i % paths.length]}${"p".repeat(i % 97)}`,
+    target: `${paths[i % paths.length]}${"p".repeat(i % 97)}`,
     status: [200, 0, 404, 500, 202, 304][i % 6]!,
     latencyMs: [1.234, 0, 12, 1e-3, 1234.5, Number.NaN, i / 7][i % 7]!,
   });
   for (let i = 0; i < count; i++) {
     const line = fields(i);
     writeLine(line);
-    logger.info(line, "request");
+    logger.info(asLogged(line), "request");
   }
   try {
     const lines = await linesWritten(file, 2 * count);
@@ -224,7 +240,7 @@ test("a request line's time is the ISO 8601 time its request ended, to the milli
   try {
     for (const now of times) {
       Date.now = () => now;
-      writeLine({ requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs: 1 });
+      writeLine({ requestId: "r", method: "GET", route: "x", target: "/", status: 200, latencyMs: 1 });
       logger.warn("written");
     }
   } finally {
@@ -254,9 +270,9 @@ test("a request line's latency is the number pino writes, whole thousandths or n
   latencies.push(0.001, 0.01, 0.1, 0.12, 1.2, 10, 1000.5, 2147483.647, 2147483.648, 1e9, 1 / 3, 1e-7, 2.0005, -0, -2.5);
   latencies.push(Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE);
   for (const latencyMs of latencies) {
-    const fields = { requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs };
-    writeLine(fields);
-    logger.info(fields, "request");
+    const line = { requestId: "r", method: "GET", route: "x", target: "/", status: 200, latencyMs };
+    writeLine(line);
+    logger.info(asLogged(line), "request");
     const [ours, pinos] = lines.splice(0, 2).map((line) => line.replace(/"time":"[^"]*"/, '"time":""'));
     assert.equal(ours, pinos, String(latencyMs));
   }
@@ -265,7 +281,14 @@ test("a request line's latency is the number pino writes, whole thousandths or n
 test("request lines are written together once held for a while, and before any later line", async () => {
   const { lines, logger } = capture("info");
   const writeLine = requestLineWriter(logger);
-  const request = (path: string) => ({ requestId: "r", method: "GET", route: "x", path, status: 200, latencyMs: 1 });
+  const request = (target: string) => ({
+    requestId: "r",
+    method: "GET",
+    route: "x",
+    target,
+    status: 200,
+    latencyMs: 1,
+  });
   const paths = (text: string) =>
     text
       .split("\n")
@@ -303,6 +326,6 @@ test("request lines are written together once held for a while, and before any l
 
 test("no request line below the level", () => {
   const { lines, logger } = capture("warn");
-  requestLineWriter(logger)({ requestId: "r", method: "GET", route: "x", path: "/", status: 200, latencyMs: 1 });
+  requestLineWriter(logger)({ requestId: "r", method: "GET", route: "x", target: "/", status: 200, latencyMs: 1 });
   assert.deepEqual(lines, []);
 });
