@@ -24,19 +24,21 @@ const CREDENTIAL_FIELDS = [
   "password",
 ];
 
-/** Log output is written in blocks of at least this many bytes (about 150 request lines)... */
-const LOG_BLOCK_BYTES = 32 * 1024;
+/** Log output is written in blocks of at least this many bytes (about 1,000 request lines)... */
+const LOG_BLOCK_BYTES = 256 * 1024;
 /** ...or this often when fewer lines than a block have come. */
 const LOG_FLUSH_MS = 250;
-/** The bytes of lines not yet written are kept in a ring this large (16 of the request lines' 64 KB writes). */
-const LOG_RING_BYTES = 1024 * 1024;
+/** The bytes of lines not yet written are kept in a ring this large (16 blocks). */
+const LOG_RING_BYTES = 4 * 1024 * 1024;
 
 /**
  * Where log lines go by default: stdout, written asynchronously in blocks (pino's sonic-boom:
  * `minLength`, `periodicFlush`). A synchronous write per request line cost a third of the cached
  * read's throughput, an asynchronous write per line (one thread-pool round trip each) still about
  * a tenth, and 4 KB blocks still 3.5% of the busy samples of a CPU profile of the reads bench
- * (1.2% in 32 KB blocks). A line waits at most LOG_FLUSH_MS when traffic is light;
+ * (1.2% in 32 KB blocks, where sonic-boom's share of the default level's samples in the log's
+ * bench was still 0.8%, 0.3% in 256 KB blocks: a system call is dear on a kernel with page-table
+ * isolation). A line waits at most LOG_FLUSH_MS when traffic is light;
  * pino writes what is held synchronously when the process exits (a SIGKILL loses at most one
  * block, or the last LOG_FLUSH_MS of lines).
  *
@@ -105,9 +107,9 @@ export function createLogger(level: string, destination: DestinationStream = log
 }
 
 /** Request lines are held at most this long after their request ended... */
-export const REQUEST_LINES_WAIT_MS = 20;
-/** ...or until this many are held (about 64 KB of lines). */
-export const REQUEST_LINES_HELD = 256;
+export const REQUEST_LINES_WAIT_MS = 50;
+/** ...or until this many are held (about 256 KB of lines, a block). */
+export const REQUEST_LINES_HELD = 1024;
 
 /**
  * Writes one request line at `info` per call, as `logger.info({ ...fields }, "request")` writes it
@@ -117,7 +119,9 @@ export const REQUEST_LINES_HELD = 256;
  * destination as one write: into logDestination's ring in place, to any other as text. Made on
  * the request's path, between requests that run through much other code, a line cost several
  * times what the same code costs in a loop (3.6 µs of CPU a request, 0.6 µs in a loop); made once
- * a turn of the event loop, each turn paid for a timer of its own and a short write. Any other
+ * a turn of the event loop, each turn paid for a timer of its own and a short write; in batches
+ * of 20 ms (about a hundred lines), the timer made and cleared per batch and the write per batch
+ * were still a visible share of a profile. Any other
  * line written to the logger first writes the held ones, so lines keep their order, and so does
  * the destination's synchronous flush at exit. The fields hold nothing a credential could be in,
  * so no redaction applies.
@@ -133,12 +137,10 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
   // line is a plain store (an old array's store of a young line goes through the GC's barrier).
   let held: RequestLine[] = [];
   let times: number[] = [];
-  let timer: NodeJS.Timeout | undefined;
   const write = stream.write.bind(stream);
   const writeMade = stream[WRITE_MADE];
   const writeHeld = () => {
     if (held.length === 0) return;
-    clearTimeout(timer);
     const lines = held;
     const ended = times;
     held = [];
@@ -166,9 +168,21 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
       writeHeld();
       flushSync();
     };
+  // One timer, armed again (refresh) for a batch when it is not armed already: a batch written
+  // because it is full leaves it armed, and the next batch is written when it fires, sooner.
+  let timer: NodeJS.Timeout | undefined;
+  let armed = false;
+  const fire = () => {
+    armed = false;
+    writeHeld();
+  };
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
-    if (held.length === 0) timer = setTimeout(writeHeld, REQUEST_LINES_WAIT_MS);
+    if (!armed) {
+      armed = true;
+      if (timer) timer.refresh();
+      else timer = setTimeout(fire, REQUEST_LINES_WAIT_MS);
+    }
     held.push(line);
     times.push(Date.now());
     if (held.length >= REQUEST_LINES_HELD) writeHeld();

@@ -322,6 +322,10 @@ test("request lines are written together once held for a while, and before any l
   for (let i = 0; i < REQUEST_LINES_HELD; i++) writeLine(request(`/${i}`));
   assert.equal(lines.length, 5);
   assert.equal(paths(lines[4]!).length, REQUEST_LINES_HELD);
+  // A line held after a full batch is written when the batch's timer fires.
+  writeLine(request("/after-full"));
+  await sleep(REQUEST_LINES_WAIT_MS + 5);
+  assert.deepEqual(paths(lines[5] ?? ""), ["/after-full"]);
 });
 
 test("no request line below the level", () => {
