@@ -77,7 +77,7 @@ export class RequestLineEncoder {
     pos = put(out, pos, this.route(line.route));
     pos = putPath(out, pos, line.target);
     pos = put(out, pos, this.status(line.status));
-    pos = putAscii(out, pos, jsonNumber(line.latencyMs));
+    pos = putNumber(out, pos, line.latencyMs);
     return put(out, pos, LINE_END);
   }
 
@@ -149,20 +149,37 @@ function putPath(out: Buffer, at: number, target: string): number {
 
 /**
  * A number as JSON.stringify writes it (null when not finite). A whole number of thousandths (a
- * latency in ms to the µs) is written from integers: the shortest decimal of such a double is
- * its exact decimal, and formatting a fraction's double is a visible part of a line's cost.
+ * latency in ms to the µs) is written from integers, digit by digit: the shortest decimal of such
+ * a double is its exact decimal, and formatting a fraction's double (or joining the digits' strings)
+ * was a visible part of a line's cost.
  */
-function jsonNumber(value: number): string {
+function putNumber(out: Buffer, at: number, value: number): number {
   const thousandths = Math.round(value * 1000);
   if (thousandths / 1000 !== value || thousandths < 0 || thousandths > 0x7fffffff)
-    return Number.isFinite(value) ? String(value) : "null";
+    return putAscii(out, at, jsonNumber(value));
   const whole = (thousandths / 1000) | 0;
+  let pos = putDigits(out, at, whole);
   let fraction = thousandths - whole * 1000;
-  if (fraction === 0) return String(whole);
-  let digits = 3;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
+  if (fraction === 0) return pos;
+  out[pos++] = 0x2e;
+  // Three digits with the fraction's trailing zeros left off.
+  for (let unit = 100; fraction > 0; unit /= 10) {
+    const digit = (fraction / unit) | 0;
+    out[pos++] = 48 + digit;
+    fraction -= digit * unit;
   }
-  return `${whole}.${String(fraction).padStart(digits, "0")}`;
+  return pos;
+}
+
+/** A whole number from 0 to 2^31 − 1 in decimal digits. */
+function putDigits(out: Buffer, at: number, value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 10; rest = (rest / 10) | 0) length++;
+  for (let pos = at + length - 1, rest = value; pos >= at; pos--, rest = (rest / 10) | 0) out[pos] = 48 + (rest % 10);
+  return at + length;
+}
+
+/** A number as JSON.stringify writes it (null when not finite). */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : "null";
 }
