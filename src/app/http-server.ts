@@ -190,8 +190,7 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeIdOf(res) ?? routeKind(req.url ?? "/");
       const status = res.headersSent ? res.statusCode : 0;
-      const labels = { route, method: req.method ?? "", status: String(status) };
-      services.metrics.httpDuration.observe(labels, seconds);
+      services.metrics.httpDuration.record(route, req.method ?? "", status, seconds);
       logRequest({
         requestId,
         method: req.method ?? "",

@@ -4,6 +4,7 @@
 // streams, the read cache, leadership) are read when the endpoint is scraped. The names are
 // listed for dashboards in docs/operations.md#metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { RequestDurations } from "./request-durations.ts";
 
 /** What a scrape reads from the rest of the service; each set by whoever owns the figure. */
 export interface MetricSources {
@@ -20,7 +21,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly sources: MetricSources = {};
 
-  readonly httpDuration: Histogram<"route" | "method" | "status">;
+  readonly httpDuration: RequestDurations;
   readonly submissionsRetried: Counter;
   readonly submissionsFailed: Counter;
   readonly submissionsSent: Counter;
@@ -34,10 +35,9 @@ export class ServiceMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "comments_process_" });
-    const httpDuration = new Histogram({
+    const httpDuration = new RequestDurations({
       name: "comments_http_request_duration_seconds",
       help: "HTTP request latency (until the response is finished; SSE streams: their whole life), by route id, method and status.",
-      labelNames: ["route", "method", "status"],
       buckets: LATENCY_BUCKETS,
       registers,
     });
