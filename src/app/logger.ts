@@ -36,9 +36,8 @@ const LOG_RING_BYTES = 4 * 1024 * 1024;
  * `minLength`, `periodicFlush`). A synchronous write per request line cost a third of the cached
  * read's throughput, an asynchronous write per line (one thread-pool round trip each) still about
  * a tenth, and 4 KB blocks still 3.5% of the busy samples of a CPU profile of the reads bench
- * (1.2% in 32 KB blocks, where sonic-boom's share of the default level's samples in the log's
- * bench was still 0.8%, 0.3% in 256 KB blocks: a system call is dear on a kernel with page-table
- * isolation). A line waits at most LOG_FLUSH_MS when traffic is light;
+ * (1.2% in 32 KB blocks; in a profile of the log's figure the writes still took 0.8% of the
+ * default level's samples in 32 KB blocks, 0.3% in 256 KB). A line waits at most LOG_FLUSH_MS when traffic is light;
  * pino writes what is held synchronously when the process exits (a SIGKILL loses at most one
  * block, or the last LOG_FLUSH_MS of lines).
  *
