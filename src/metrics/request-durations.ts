@@ -24,11 +24,11 @@ export class RequestDurations extends Histogram<Label> {
 
   constructor(configuration: { name: string; help: string; buckets: number[]; registers: Registry[] }) {
     super({
-      ...configuration,
       labelNames: ["route", "method", "status"],
       collect() {
         (this as RequestDurations).copyTallies();
       },
+      ...configuration,
     });
     // As prom-client takes them: ascending.
     this.bounds = configuration.buckets;

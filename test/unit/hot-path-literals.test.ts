@@ -13,6 +13,8 @@ import ts from "typescript";
 const REQUEST_PATH = [
   "src/app/http-server.ts",
   "src/app/logger.ts",
+  "src/app/request-line.ts",
+  "src/metrics/request-durations.ts",
   "src/rest/api.ts",
   "src/rest/cached-reads.ts",
   "src/rest/read-bodies.ts",
