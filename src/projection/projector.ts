@@ -18,7 +18,7 @@ import { malformation } from "./message-content.ts";
 import { recordFailure, recordRejected, resolveRepair } from "./repair-store.ts";
 import type { RoomEvent } from "./room-event.ts";
 import type { CommentChangeHook } from "./page-context.ts";
-import { projectedRoom, type ProjectedRoom } from "./room-store.ts";
+import { projectedRoom, recordedRoom, type ProjectedRoom } from "./room-store.ts";
 
 /**
  * The database is unreachable or overloaded (connection, timeout, lock, conflict), as opposed to
@@ -92,7 +92,7 @@ export class Projector {
     const changes = new Changes();
     try {
       // The room's own reads (room info, roles) change with its recording.
-      const projected = await projectedRoom(this.db, roomId);
+      const projected = await recordedRoom(this.db, roomId);
       const { room, spaceOf } = projected;
       changes.add(room ?? (spaceOf === null ? null : { siteId: spaceOf, pageSlug: null }));
       await this.serially(async () => {

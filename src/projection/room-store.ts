@@ -31,6 +31,18 @@ export async function projectedRoom(db: Db, roomId: string): Promise<ProjectedRo
   return { room, spaceOf: room ? null : await spaceSiteId(db, roomId) };
 }
 
+/**
+ * projectedRoom, read through the Prisma client, which records rooms: right after a recording
+ * committed, SQLite's driver read connections were seen to miss it (the replay then found the
+ * room unknown and its waiting events stayed waiting).
+ */
+export async function recordedRoom(db: Db, roomId: string): Promise<ProjectedRoom> {
+  const room = await db.room.findUnique({ where: { roomId } });
+  if (room) return { room, spaceOf: null };
+  const space = await db.site.findUnique({ where: { spaceRoomId: roomId }, select: { id: true } });
+  return { room: null, spaceOf: space?.id ?? null };
+}
+
 /** The room a page's comments go to now. */
 export async function activeRoomId(db: Db, siteId: string, pageSlug: string): Promise<string | null> {
   return (
