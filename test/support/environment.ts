@@ -5,11 +5,15 @@
 // own on the one Synapse — its own port, tokens and namespace — so a lane's services never see
 // the other lane's pushes, users or aliases. A test process learns its lane from TEST_LANE.
 
+// TEST_SERVICE_PORT_BASE moves the lanes' ports, so two checkouts can run tests at once (each with
+// its own TEST_SYNAPSE_INSTANCE and TEST_SYNAPSE_PORT).
+const SERVICE_PORT_BASE = Number(process.env.TEST_SERVICE_PORT_BASE ?? 18080);
+
 /** The appservice a lane's services are (lane 0 is the service's defaults). */
 export function laneIdentity(lane: number) {
   const suffix = lane === 0 ? "" : String(lane);
   return {
-    servicePort: 18080 + lane,
+    servicePort: SERVICE_PORT_BASE + lane,
     appserviceId: `comment-service${suffix}`,
     namespacePrefix: `_service${suffix}_`,
     asToken: `test-as-token-0123456789${suffix}`,
