@@ -259,6 +259,7 @@ export async function createServices(
           ? metrics.submissionsRetried
           : metrics.submissionsFailed
       ).inc(),
+    onFailed: (submission, message) => moderation.submissionFailed(submission, message),
   });
   projector.onProjected = (originServerTs) =>
     metrics.projectionLag.observe(Math.max(0, (Date.now() - originServerTs) / 1000));
@@ -275,6 +276,7 @@ export async function createServices(
         revision: "",
       }),
     changed: pageChanged,
+    applySent: (event) => projector.applyTransaction([event]),
     log,
   });
   const writes = new WritePipeline(

@@ -1438,12 +1438,14 @@ export interface components {
             author: components["schemas"]["Author"];
             reactions: components["schemas"]["ReactionSummary"][];
         };
-        /** @description A comment of the viewer's held for review (not in Matrix until approved), or rejected by a moderator (kept 7 days). */
+        /** @description A comment of the viewer's held for review (not in Matrix until approved), rejected by a moderator, or refused by the homeserver (failed: the page was closed or its author banned after the 202); rejected and failed ones are shown 7 days. */
         PendingComment: {
             /** @description The 202's submission_id. */
             submission_id: string;
             /** @enum {unknown} */
-            status: "held" | "rejected";
+            status: "held" | "rejected" | "failed";
+            /** @description Why it failed (status failed): the homeserver's refusal; null otherwise. */
+            error: string | null;
             /** Format: date-time */
             created_at: string;
             reply_to: string | null;
@@ -1457,7 +1459,7 @@ export interface components {
             pinned: components["schemas"]["Message"][];
             /** @description An extension: the page is closed to new comments (writes answer 403 page-closed). */
             closed: boolean;
-            /** @description An extension, filled on personalized reads only: the viewer's comments held for review or rejected, oldest first. */
+            /** @description An extension, filled on personalized reads only: the viewer's comments held for review, rejected or failed, oldest first. */
             pending: components["schemas"]["PendingComment"][];
         };
         PageCount: {

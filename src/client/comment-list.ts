@@ -62,7 +62,7 @@ export class CommentList {
   pinned: string[] = [];
   /** The page is closed to new comments (as the last read said, or a write refused as page-closed). */
   closed = false;
-  /** The viewer's own comments held for review or rejected (personalized reads), not yet in the list. */
+  /** The viewer's own comments held for review, rejected or failed (personalized reads), not yet in the list. */
   private held: PendingComment[] = [];
 
   constructor(

@@ -27,6 +27,8 @@ export interface WorkerOptions {
   log?: (message: string) => void;
   /** Each attempt's outcome (metrics). */
   onOutcome?: (outcome: "sent" | "retried" | "failed") => void;
+  /** A submission failed for good, once recorded (its author and the site's governors are told). */
+  onFailed?: (submission: Submission, message: string) => Promise<void>;
 }
 
 export class QueueWorker {
@@ -147,7 +149,7 @@ export class QueueWorker {
     try {
       const handler = this.handlers[submission.kind];
       if (!handler) {
-        await this.fail(claim, `no handler for submission kind ${submission.kind}`);
+        await this.fail(submission, claim, `no handler for submission kind ${submission.kind}`);
         return;
       }
       try {
@@ -163,7 +165,7 @@ export class QueueWorker {
       } catch (err) {
         const failure = classifyMatrixError(err);
         if (!failure.transient || submission.attempts >= this.options.maxAttempts) {
-          await this.fail(claim, failure.message);
+          await this.fail(submission, claim, failure.message);
           return;
         }
         const delay = Math.max(failure.retryAfterMs ?? 0, retryDelayMs(submission.attempts, this.options.retryBaseMs));
@@ -183,17 +185,25 @@ export class QueueWorker {
     }
   }
 
-  private async fail(claim: Claim, message: string): Promise<void> {
+  private async fail(submission: Submission, claim: Claim, message: string): Promise<void> {
     this.options.log?.(`queue: submission ${claim.id} failed permanently: ${message}`);
-    await this.record(claim, { status: "failed", leaseUntil: null, lastError: message, completedAt: new Date() });
+    const recorded = await this.record(claim, {
+      status: "failed",
+      leaseUntil: null,
+      lastError: message,
+      completedAt: new Date(),
+    });
     this.options.onOutcome?.("failed");
+    if (recorded) await this.options.onFailed?.(submission, message);
   }
 
-  /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own). */
-  private async record(claim: Claim, outcome: Outcome): Promise<void> {
-    if (!(await this.submissions.record(claim, outcome)))
+  /** Records an outcome, unless the claim was lost meanwhile (then the new holder records its own); false then. */
+  private async record(claim: Claim, outcome: Outcome): Promise<boolean> {
+    const recorded = await this.submissions.record(claim, outcome);
+    if (!recorded)
       this.options.log?.(
         `queue: submission ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`,
       );
+    return recorded;
   }
 }

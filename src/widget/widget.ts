@@ -295,7 +295,11 @@ export class MatrixComments extends HTMLElement {
           h(
             "li",
             {},
-            h("strong", {}, tr.t(p.status === "held" ? "awaitingReview" : "notApproved")),
+            h(
+              "strong",
+              {},
+              tr.t(p.status === "held" ? "awaitingReview" : p.status === "failed" ? "notPosted" : "notApproved"),
+            ),
             " ",
             h("span", { class: "meta" }, p.content.type === "text" ? (p.content as { body?: string }).body : ""),
           ),

@@ -30,6 +30,7 @@ import { Visitor } from "../support/visitor.ts";
 import { listComments, whenListed } from "../support/reads.ts";
 import { SseClient } from "../support/sse.ts";
 import { expectProblem } from "../support/problems.ts";
+import { createClient } from "graphql-sse";
 
 const enc = encodeURIComponent;
 const names = new MatrixNames(TEST_NAMESPACE_PREFIX, TEST_SERVER_NAME);
@@ -412,6 +413,108 @@ for (const provider of PROVIDERS) {
         gql(service, `mutation { closePage(siteId: "${site}", pageSlug: "never-commented") }`),
         404,
         "page-not-found",
+      );
+    });
+
+    test("closing and reopening are in force when they answer: the next write is refused, then accepted and sent", async () => {
+      const { service } = ctx;
+      const page = newPage();
+      const author = visitor();
+      await comment(service, author, site, page, "before the first close");
+      for (let round = 0; round < 3; round++) {
+        const closed = await ok(gql(service, `mutation { closePage(siteId: "${site}", pageSlug: "${page}") }`));
+        assert.equal(closed.closePage, true);
+        await expectProblem(await post(author, site, page, `closed ${round}`), 403, "page-closed");
+        assert.equal((await listComments(service, site, page)).closed, true, "reads say closed at once");
+        const reopened = await ok(gql(service, `mutation { reopenPage(siteId: "${site}", pageSlug: "${page}") }`));
+        assert.equal(reopened.reopenPage, true, "reopenPage answers true when it succeeds");
+        // Accepted at once, and sent: not refused by the homeserver's levels.
+        const id = await accepted(await post(author, site, page, `open ${round}`));
+        await eventually(
+          async () => (await listComments(service, site, page)).data.some((m) => m.submission_id === id),
+          30_000,
+          `the comment of round ${round}`,
+        );
+        assert.notEqual((await service.services.db.submission.findUniqueOrThrow({ where: { id } })).status, "failed");
+      }
+    });
+
+    test("a comment the homeserver refuses after its 202 reaches its author and the site's activity as failed", async () => {
+      const { service } = ctx;
+      const page = newPage();
+      const author = visitor();
+      await comment(service, author, site, page, "the room exists");
+      const received: any[] = [];
+      const client = createClient({
+        url: `${service.url}/graphql/stream`,
+        headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+        retryAttempts: 0,
+      });
+      const dispose = client.subscribe(
+        {
+          query: `subscription A($siteId: String!) { siteActivity(siteId: $siteId) { type pageSlug payload } }`,
+          variables: { siteId: site },
+        },
+        { next: (value) => received.push(value), error: (err) => received.push({ error: err }), complete: () => {} },
+      );
+      // Accepted while the page is open, sent after it closed (the worker held back meanwhile).
+      await service.services.worker.stop();
+      let id: string;
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        id = await accepted(await post(author, site, page, "accepted, then the page closed"));
+        await ok(gql(service, `mutation { closePage(siteId: "${site}", pageSlug: "${page}") }`));
+      } finally {
+        service.services.worker.start();
+      }
+      try {
+        const failed = await eventually(
+          async () =>
+            (await personalRead(service, author, site, page)).pending.find((p: any) => p.submission_id === id),
+          30_000,
+          "the failed comment in its author's read",
+        );
+        assert.equal(failed.status, "failed");
+        assert.match(failed.error, /M_FORBIDDEN/);
+        assert.equal(failed.content.body, "accepted, then the page closed");
+        assert.deepEqual((await listComments(service, site, page)).pending, [], "only its author sees it");
+        const activity = await eventually(
+          async () =>
+            received.find(
+              (r) => r.data?.siteActivity.type === "failed" && r.data.siteActivity.payload?.submission_id === id,
+            ),
+          30_000,
+          "the failure in the site's activity",
+        );
+        assert.equal(activity.data.siteActivity.pageSlug, page);
+        assert.match(activity.data.siteActivity.payload.reason, /M_FORBIDDEN/);
+      } finally {
+        dispose();
+        await ok(gql(service, `mutation { reopenPage(siteId: "${site}", pageSlug: "${page}") }`));
+      }
+    });
+
+    test("approving a held comment on a closed page is refused (409 page-closed) and it stays held; approved once reopened", async () => {
+      const { service } = ctx;
+      const page = newPage();
+      const author = visitor();
+      await comment(service, author, site, page, "the room exists");
+      await ok(gql(service, SET_MODERATION, { siteId: site, pageSlug: page, mode: "all" }));
+      const heldId = await accepted(await post(author, site, page, "held, then the page closed"));
+      await ok(gql(service, `mutation { closePage(siteId: "${site}", pageSlug: "${page}") }`));
+      await refused(gql(service, REVIEW(true), { siteId: site, id: heldId }), 409, "page-closed");
+      assert.equal((await service.services.db.submission.findUniqueOrThrow({ where: { id: heldId } })).status, "held");
+      assert.deepEqual(
+        (await personalRead(service, author, site, page)).pending.map((p: any) => [p.submission_id, p.status]),
+        [[heldId, "held"]],
+        "its author still sees it held",
+      );
+      await ok(gql(service, `mutation { reopenPage(siteId: "${site}", pageSlug: "${page}") }`));
+      await ok(gql(service, REVIEW(true), { siteId: site, id: heldId }));
+      await eventually(
+        async () => (await listComments(service, site, page)).data.some((m) => m.submission_id === heldId),
+        30_000,
+        "the approved comment",
       );
     });
 

@@ -78,11 +78,15 @@ export const components = {
   PendingComment: {
     type: "object",
     description:
-      "A comment of the viewer's held for review (not in Matrix until approved), or rejected by a moderator (kept 7 days).",
-    required: ["submission_id", "status", "created_at", "reply_to", "thread_root", "content"],
+      "A comment of the viewer's held for review (not in Matrix until approved), rejected by a moderator, or refused by the homeserver (failed: the page was closed or its author banned after the 202); rejected and failed ones are shown 7 days.",
+    required: ["submission_id", "status", "error", "created_at", "reply_to", "thread_root", "content"],
     properties: {
       submission_id: { type: "string", description: "The 202's submission_id." },
-      status: { enum: ["held", "rejected"] },
+      status: { enum: ["held", "rejected", "failed"] },
+      error: {
+        type: ["string", "null"],
+        description: "Why it failed (status failed): the homeserver's refusal; null otherwise.",
+      },
       created_at: { type: "string", format: "date-time" },
       reply_to: nullableString,
       thread_root: nullableString,
@@ -109,7 +113,7 @@ export const components = {
         type: "array",
         items: ref("PendingComment"),
         description:
-          "An extension, filled on personalized reads only: the viewer's comments held for review or rejected, oldest first.",
+          "An extension, filled on personalized reads only: the viewer's comments held for review, rejected or failed, oldest first.",
       },
     },
   },
@@ -143,7 +147,7 @@ fragment MessageFields on Message { ${selectionOf(components.Message, components
 
 /** The GraphQL fragment selecting a PendingComment's wire members (HeldComment, the moderation feature's). */
 export const PENDING_FIELDS = `
-fragment PendingFields on HeldComment { submission_id: submissionId status created_at: createdAt reply_to: replyTo thread_root: threadRoot content }`;
+fragment PendingFields on HeldComment { submission_id: submissionId status error created_at: createdAt reply_to: replyTo thread_root: threadRoot content }`;
 
 /** `T` with the members `K` null where the wire omits them. */
 type NullFor<T, K extends keyof T> = { [P in keyof T]: P extends K ? Exclude<T[P], undefined> | null : T[P] };

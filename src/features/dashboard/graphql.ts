@@ -280,6 +280,7 @@ const ActivityTypeOf: Record<string, string> = {
   comment_held: "held",
   comment_approved: "approved",
   comment_rejected: "rejected",
+  comment_failed: "failed",
 };
 
 const SiteActivityEvent = builder.objectRef<LiveEvent>("SiteActivityEvent").implement({
@@ -288,7 +289,7 @@ const SiteActivityEvent = builder.objectRef<LiveEvent>("SiteActivityEvent").impl
     id: t.exposeInt("id", { description: "Monotonic; pass it as `after` to resume." }),
     type: t.string({
       description:
-        "created, edited, deleted (a comment in Matrix); held, approved, rejected (a comment held for review).",
+        "created, edited, deleted (a comment in Matrix); held, approved, rejected (a comment held for review); failed (a new comment the homeserver refused, reason its refusal).",
       resolve: (event) => ActivityTypeOf[event.type] ?? event.type,
     }),
     pageSlug: t.string({
@@ -311,7 +312,7 @@ const SiteActivityEvent = builder.objectRef<LiveEvent>("SiteActivityEvent").impl
       type: "JSON",
       nullable: true,
       description:
-        "deleted: {event_id, submission_id?}; held, approved, rejected: {page_slug, submission_id, reason?, by?}.",
+        "deleted: {event_id, submission_id?}; held, approved, rejected, failed: {page_slug, submission_id, reason?, by?}.",
       resolve: liveEventPayload,
     }),
   }),
@@ -321,7 +322,7 @@ builder.subscriptionField("siteActivity", (t) =>
   t.field({
     type: SiteActivityEvent,
     description:
-      "The site's comments created, edited, deleted, held, approved and rejected, live (over /graphql/stream). The stream ends with an error once the caller no longer holds a role on the site or their session ended.",
+      "The site's comments created, edited, deleted, held, approved, rejected and failed, live (over /graphql/stream). The stream ends with an error once the caller no longer holds a role on the site or their session ended.",
     extensions: DASHBOARD_FIELD,
     args: {
       siteId: t.arg.string({ required: true }),

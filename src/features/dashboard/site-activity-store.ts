@@ -8,7 +8,8 @@ import { takeLiveEventTurn } from "../../sse/live-event-store.ts";
 export const HELD_ACTIVITY_PAGE = "";
 
 export const COMMENT_ACTIVITY_TYPES = ["message_created", "message_updated", "message_deleted"] as const;
-export const HELD_ACTIVITY_TYPES = ["comment_held", "comment_approved", "comment_rejected"] as const;
+// comment_failed: a new comment the homeserver refused (a page closed or an author banned meanwhile).
+export const HELD_ACTIVITY_TYPES = ["comment_held", "comment_approved", "comment_rejected", "comment_failed"] as const;
 export type HeldActivityType = (typeof HELD_ACTIVITY_TYPES)[number];
 const ACTIVITY_TYPES = [...COMMENT_ACTIVITY_TYPES, ...HELD_ACTIVITY_TYPES];
 

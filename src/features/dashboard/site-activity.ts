@@ -19,7 +19,7 @@ export interface HeldActivity {
   pageSlug: string;
   submissionId: string;
   type: HeldActivityType;
-  /** Why it was held ("all", "first-post", "links", "words"), for comment_held. */
+  /** Why it was held ("all", "first-post", "links", "words"), for comment_held; the homeserver's refusal, for comment_failed. */
   reason?: string | null;
   /** Who approved or rejected it (a Matrix user id, or "operator"). */
   by?: string | null;

@@ -68,8 +68,14 @@ export const HeldComment = builder.objectRef<HeldSubmission>("HeldComment").impl
     kind: t.exposeString("kind", { description: "comment.post, poll.create or location.post." }),
     authorPublicKey: t.exposeString("authorPublicKey"),
     status: t.string({
-      description: '"held", "approved" (queued for Matrix, or sent) or "rejected".',
+      description:
+        '"held", "approved" (queued for Matrix, or sent), "rejected", or "failed" (the homeserver refused it: error says why).',
       resolve: (h) => publicStatus(h.status),
+    }),
+    error: t.string({
+      nullable: true,
+      description: "Why it failed (status failed): the homeserver's refusal, e.g. a page closed meanwhile.",
+      resolve: (h) => (h.status === "failed" ? (h.lastError ?? "refused") : null),
     }),
     reason: t.exposeString("heldReason", {
       nullable: true,
@@ -87,7 +93,8 @@ export const HeldComment = builder.objectRef<HeldSubmission>("HeldComment").impl
   }),
 });
 
-const publicStatus = (status: string) => (status === "held" ? "held" : status === "rejected" ? "rejected" : "approved");
+const publicStatus = (status: string) =>
+  status === "held" || status === "rejected" || status === "failed" ? status : "approved";
 
 const BannedAuthor = builder.objectRef<SiteBan>("BannedAuthor").implement({
   description:
@@ -235,13 +242,13 @@ const closeField = (closed: boolean) =>
       extensions: DASHBOARD_FIELD,
       type: "Boolean",
       description: closed
-        ? "Closes a page to new comments: its room's power levels need the moderator level to send (events_default 50), so visitor writes answer 403 page-closed and reads show closed. Needs a moderator's role on the page."
-        : "Reopens a closed page (events_default back to users_default). Needs a moderator's role on the page.",
+        ? "Closes a page to new comments: its room's power levels need the moderator level to send (events_default 50), so visitor writes answer 403 page-closed and reads show closed. In force when it answers (true). Needs a moderator's role on the page."
+        : "Reopens a closed page (events_default back to users_default). In force when it answers (true). Needs a moderator's role on the page.",
       args: { siteId: t.arg.string({ required: true }), pageSlug: t.arg.string({ required: true }) },
       resolve: async (_root, args, ctx) => {
         await pageModerator(ctx, args.siteId, args.pageSlug);
         await ctx.services.moderation.setClosed(args.siteId, args.pageSlug, closed);
-        return closed;
+        return true;
       },
     }),
   );
@@ -300,7 +307,7 @@ const reviewField = (approve: boolean) =>
       extensions: DASHBOARD_FIELD,
       type: HeldComment,
       description: approve
-        ? "Approves a held comment: it is queued and sent to Matrix as any other (once, however often or wherever it is approved). Needs a moderator's role on its page; 404 held-comment-not-found; 409 already-reviewed when it was rejected."
+        ? "Approves a held comment: it is queued and sent to Matrix as any other (once, however often or wherever it is approved). Needs a moderator's role on its page; 404 held-comment-not-found; 409 already-reviewed when it was rejected; 409 page-closed when its page is closed (it stays held: reopen the page, or reject it)."
         : "Rejects a held comment: it is never sent; its author's personalized read shows it rejected (for 7 days). Needs a moderator's role on its page; 409 already-reviewed when it was approved.",
       args: { siteId: t.arg.string({ required: true }), submissionId: t.arg.string({ required: true }) },
       resolve: async (_root, args, ctx) => {
@@ -375,7 +382,7 @@ builder.objectFields(CommentPage, (t) => ({
   pending: t.field({
     type: [HeldComment],
     description:
-      "A personalized read only: the viewer's own comments on the page that are held for review (status held) or were rejected (kept 7 days); empty otherwise.",
+      "A personalized read only: the viewer's own comments on the page that are held for review (status held), were rejected, or that the homeserver refused (status failed; both shown 7 days); empty otherwise.",
     resolve: (page, _args, ctx) =>
       page.viewerKey === null ? [] : ctx.services.moderation.pendingOf(page.siteId, page.pageSlug, page.viewerKey),
   }),
@@ -385,7 +392,7 @@ builder.queryField("viewerPending", (t) =>
   t.field({
     type: [HeldComment],
     description:
-      "The personal part of a personalized comment read, with viewerReactions: the verified viewer's held and rejected comments on the page. The proof is the one of comments().",
+      "The personal part of a personalized comment read, with viewerReactions: the verified viewer's held, rejected and failed comments on the page. The proof is the one of comments().",
     args: {
       siteId: t.arg.string({ required: true }),
       pageSlug: t.arg.string({ required: true }),

@@ -19,7 +19,7 @@ export interface Keyset {
   id: string;
 }
 
-/** A held (or rejected) submission as the moderation reads show it. */
+/** A held (or reviewed) submission as the moderation reads show it; lastError says why one failed. */
 export type HeldSubmission = Pick<
   Submission,
   | "id"
@@ -31,6 +31,7 @@ export type HeldSubmission = Pick<
   | "status"
   | "heldReason"
   | "reviewedBy"
+  | "lastError"
   | "createdAt"
   | "updatedAt"
 >;
@@ -45,15 +46,23 @@ const HELD_COLUMNS = {
   status: true,
   heldReason: true,
   reviewedBy: true,
+  lastError: true,
   createdAt: true,
   updatedAt: true,
 } as const;
 
-/** An author's held and rejected submissions on a page, oldest first, the first $4. */
+/** The submission kinds that make a new comment: the ones a hold applies to, and an author's pending read shows. */
+export const NEW_COMMENT_KINDS = ["comment.post", "poll.create", "location.post"] as const;
+
+/**
+ * An author's submissions on a page that are not in Matrix and will not be unless reviewed:
+ * held, rejected, and new comments the homeserver refused (failed); oldest first, the first $4.
+ */
 const PENDING_SQL = `SELECT ${Object.keys(HELD_COLUMNS)
   .map((column) => `"${column}"`)
   .join(", ")} FROM "Submission"
-  WHERE "siteId" = $1 AND "pageSlug" = $2 AND "authorPublicKey" = $3 AND "status" IN ('held', 'rejected')
+  WHERE "siteId" = $1 AND "pageSlug" = $2 AND "authorPublicKey" = $3
+    AND ("status" IN ('held', 'rejected') OR ("status" = 'failed' AND "kind" IN (${NEW_COMMENT_KINDS.map((k) => `'${k}'`).join(", ")})))
   ORDER BY "createdAt", "id" LIMIT CAST($4 AS INTEGER)`;
 
 /** What a page's rooms say about its moderation (the projected state of its active room). */
@@ -219,7 +228,7 @@ export class ModerationStore {
     });
   }
 
-  /** A visitor's held and rejected comments on a page, oldest first (their personalized read). */
+  /** A visitor's held, rejected and failed comments on a page, oldest first (their personalized read). */
   async pendingOf(siteId: string, pageSlug: string, authorPublicKey: string, take: number): Promise<HeldSubmission[]> {
     // On every personalized list read: a driver statement, not a Prisma query.
     const rows = await driverStatements(this.db).all<

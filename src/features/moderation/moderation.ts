@@ -13,10 +13,12 @@ import type { Homeserver } from "../../matrix/homeserver.ts";
 import { PROOF_KEY } from "../../matrix/events.ts";
 import type { MatrixNames } from "../../matrix/names.ts";
 import type { SubmissionPayload } from "../../queue/payloads.ts";
+import type { RoomEvent } from "../../projection/room-event.ts";
 import { parsePublicKey } from "../../security/author-proof.ts";
 import type { WriteModeration } from "../../writes/pipeline.ts";
 import type { Sites } from "../sites/sites.ts";
 import { recordHeldActivity } from "../dashboard/site-activity.ts";
+import { addLiveEvents } from "../../sse/live-event-store.ts";
 import {
   holdReason,
   type HoldReason,
@@ -25,7 +27,7 @@ import {
   settingInForce,
   type HoldMode,
 } from "./hold-rules.ts";
-import { type HeldSubmission, type Keyset, ModerationStore } from "./moderation-store.ts";
+import { type HeldSubmission, type Keyset, ModerationStore, NEW_COMMENT_KINDS } from "./moderation-store.ts";
 import { closedLevels, isClosed, reopenedLevels } from "./page-closure.ts";
 import { EventType } from "../../contract/matrix-vocabulary.ts";
 import { MAX_MODERATION_REASON, MAX_BULK_DELETE, MAX_BAN_SECONDS } from "../../config/limits.ts";
@@ -33,13 +35,12 @@ import { MAX_MODERATION_REASON, MAX_BULK_DELETE, MAX_BAN_SECONDS } from "../../c
 /** Who acts: the operator, or a signed-in Matrix user (the dashboard feature's Governor). */
 export type Actor = { kind: "operator" } | { kind: "matrix"; userId: string };
 
-/** The submission kinds that make a new comment: the ones a hold applies to. */
-const NEW_COMMENT_KINDS = new Set(["comment.post", "poll.create", "location.post"]);
+const NEW_COMMENTS: ReadonlySet<string> = new Set(NEW_COMMENT_KINDS);
 
 /** The text fields of a comment's content a hold reads (a body, a caption, a poll's question and answers). */
 const TEXT_KEYS = new Set(["body", "formatted_body", "m.text", "org.matrix.msc1767.text", "question"]);
 
-/** Rejected comments stay visible to their authors this long, then are deleted. */
+/** Rejected comments stay visible to their authors this long, then are deleted; failed ones are shown as long. */
 export const REJECTED_KEPT_MS = 7 * 24 * 3600_000;
 
 /** How often the ban expiry pass looks for bans that have ended. */
@@ -73,7 +74,7 @@ export class Moderation implements WriteModeration {
   readonly store: ModerationStore;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly hs: Homeserver,
     private readonly names: MatrixNames,
     private readonly sites: Sites,
@@ -86,6 +87,8 @@ export class Moderation implements WriteModeration {
       held: (tx: Tx, submission: HeldSubmission) => Promise<void>;
       /** A page's reads changed without a Matrix event (a held comment stored or reviewed): caches drop it. */
       changed: (siteId: string, pageSlug: string) => void;
+      /** Applies an event the service sent as if the homeserver had pushed it (Projector.applyTransaction). */
+      applySent: (event: RoomEvent) => Promise<void>;
       log: (message: string) => void;
     },
   ) {
@@ -121,7 +124,7 @@ export class Moderation implements WriteModeration {
     kind: string,
     payload: SubmissionPayload,
   ): Promise<HoldReason | null> {
-    if (!NEW_COMMENT_KINDS.has(kind) || payload.matrix.action !== "send") return null;
+    if (!NEW_COMMENTS.has(kind) || payload.matrix.action !== "send") return null;
     const setting = await this.settingOf(siteId, pageSlug);
     if (setting.mode === "off" && setting.words.length === 0) return null;
     const firstOnSite = setting.mode === "first-post" ? !(await this.store.hasCommented(siteId, author)) : false;
@@ -219,19 +222,24 @@ export class Moderation implements WriteModeration {
     await this.hs.sendState(comment.roomId, EventType.PinnedEvents, "", { ...content, pinned: next });
   }
 
-  /** Closes (or reopens) a page to new comments through its room's power levels. */
+  /**
+   * Closes (or reopens) a page to new comments through its room's power levels. In force when it
+   * returns: the new levels are projected before then (writes are admitted by the projected
+   * levels, and the homeserver applies the same ones to the sends that follow).
+   */
   async setClosed(siteId: string, pageSlug: string, closed: boolean): Promise<void> {
     await this.sites.requireReadable(siteId, pageSlug);
     const room = await this.store.pageRoom(siteId, pageSlug);
     if (!room) throw pageNotFound(siteId, pageSlug);
     const content = (await this.hs.stateContent(room.roomId, EventType.PowerLevels)) ?? {};
     if (isClosed(content) === closed) return;
-    await this.hs.sendState(
+    const eventId = await this.hs.sendState(
       room.roomId,
       EventType.PowerLevels,
       "",
       closed ? closedLevels(content) : reopenedLevels(content),
     );
+    await this.hooks.applySent((await this.hs.getEvent(room.roomId, eventId)) as unknown as RoomEvent);
   }
 
   /** Whether a page is closed and its pinned comments' ids, as projected. */
@@ -345,6 +353,13 @@ export class Moderation implements WriteModeration {
    */
   async review(siteId: string, submissionId: string, approve: boolean, actor: Actor): Promise<HeldSubmission> {
     const held = await this.heldOf(siteId, submissionId);
+    // The homeserver would refuse its send: it stays held until the page reopens (or is rejected).
+    if (approve && held.status === "held" && (await this.pageState(siteId, held.pageSlug)).closed)
+      throw new DomainError(
+        "page-closed",
+        409,
+        `Page ${siteId}/${held.pageSlug} is closed: reopen it to approve held comment ${submissionId} (it stays held).`,
+      );
     const to = approve ? "queued" : "rejected";
     const by = actorName(actor);
     const activity = (tx: Tx) =>
@@ -377,9 +392,35 @@ export class Moderation implements WriteModeration {
     return this.store.held(siteId, pageSlug, cursor, take);
   }
 
-  /** A verified visitor's held and rejected comments on a page (their personalized read). */
-  pendingOf(siteId: string, pageSlug: string, authorPublicKey: string) {
-    return this.store.pendingOf(siteId, pageSlug, authorPublicKey, 100);
+  /** A verified visitor's held, rejected and (for REJECTED_KEPT_MS) failed comments on a page (their personalized read). */
+  async pendingOf(siteId: string, pageSlug: string, authorPublicKey: string): Promise<HeldSubmission[]> {
+    const rows = await this.store.pendingOf(siteId, pageSlug, authorPublicKey, 100);
+    const shownSince = Date.now() - REJECTED_KEPT_MS;
+    return rows.filter((row) => row.status !== "failed" || row.updatedAt.getTime() >= shownSince);
+  }
+
+  /**
+   * A submission failed for good (the queue worker's outcome): a new comment's failure reaches
+   * its author's personalized read (pendingOf) and the site's activity, with the homeserver's
+   * refusal as its reason. Never throws.
+   */
+  async submissionFailed(submission: { id: string; kind: string; siteId: string; pageSlug: string }, reason: string) {
+    if (!NEW_COMMENTS.has(submission.kind)) return;
+    try {
+      await addLiveEvents(this.db, (tx) =>
+        recordHeldActivity(tx, {
+          siteId: submission.siteId,
+          pageSlug: submission.pageSlug,
+          submissionId: submission.id,
+          type: "comment_failed",
+          reason,
+        }),
+      );
+      this.hooks.activityStored();
+      this.hooks.changed(submission.siteId, submission.pageSlug);
+    } catch (err) {
+      this.hooks.log(`moderation: failure of submission ${submission.id} not announced: ${(err as Error).message}`);
+    }
   }
 }
 
