@@ -6,18 +6,42 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { GraphQLError, type GraphQLSchema, specifiedRules, validate, type ValidationRule } from "graphql";
-import { createHandler } from "graphql-sse/lib/use/http";
+import { createHandler } from "graphql-sse";
 import { DomainError, forbidden } from "../core/errors.ts";
 import { createContext, type GraphQLContext } from "../graphql/context.ts";
 import { crossOrigin, invalidSession, notSignedIn, sameOrigin, sessionCookie } from "../features/dashboard/access.ts";
 import { dashboardFieldsOnly } from "../features/dashboard/root-fields.ts";
+import { bearerToken } from "../security/bearer.ts";
+import { problem } from "../rest/problem.ts";
+import { sendProblem } from "../rest/api.ts";
 import type { Services } from "./services.ts";
 
 type Raw = { req: IncomingMessage; res: ServerResponse };
 
 interface Endpoints {
   yoga: YogaServerInstance<Raw, GraphQLContext>;
-  sse: ReturnType<typeof createHandler<Raw>>;
+  sse: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+/** The stable codes of what graphql-sse refuses, by its status. */
+const STREAM_PROBLEM_CODES: Record<number, string> = {
+  400: "invalid-graphql-request",
+  404: "stream-not-found",
+  405: "method-not-allowed",
+  406: "not-acceptable",
+  409: "stream-conflict",
+  415: "unsupported-media-type",
+};
+
+/** graphql-sse's refusal body (`{"errors":[{message}]}`, or none) as a problem's detail. */
+function streamRefusal(body: unknown, statusText: string | undefined): string {
+  if (typeof body === "string") {
+    try {
+      const message = (JSON.parse(body) as { errors?: Array<{ message?: unknown }> }).errors?.[0]?.message;
+      if (typeof message === "string") return message;
+    } catch {}
+  }
+  return statusText ?? "The stream request was refused.";
 }
 
 export interface GraphQLEndpoints {
@@ -40,12 +64,12 @@ export async function graphqlCaller(
   headers: Record<string, string | undefined>,
   method: string,
 ): Promise<keyof GraphQLEndpoints> {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "")?.[1];
+  const bearer = bearerToken(headers.authorization);
   const sessions = services.dashboardSessions;
-  if (bearer !== undefined && sessions.isOperatorToken(bearer)) return "operator";
-  const cookie = bearer === undefined ? sessionCookie(headers.cookie) : null;
+  if (bearer !== null && sessions.isOperatorToken(bearer)) return "operator";
+  const cookie = bearer === null ? sessionCookie(headers.cookie) : null;
   const session = bearer ?? cookie;
-  if (headers.authorization !== undefined && !bearer?.startsWith("ds_"))
+  if (bearer !== null && !bearer.startsWith("ds_"))
     throw forbidden(
       "invalid-operator-token",
       "A valid operator token or dashboard session is required (Authorization: Bearer …).",
@@ -83,10 +107,52 @@ function endpoints(services: Services, schema: GraphQLSchema, rules: ValidationR
       },
     },
   });
-  const sse = createHandler<Raw>({
+  const handler = createHandler<IncomingMessage, undefined>({
     schema,
     validate: (s, document) => validate(s, document, [...specifiedRules, ...rules]),
     context: (req) => context(req.raw) as never,
   });
+  // graphql-sse's own answers, but its refusals as problem documents like every other route's.
+  const sse = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const [body, init] = await handler({
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      headers: { get: (key) => [req.headers[key] ?? []].flat().join("\n") || undefined },
+      body: () =>
+        new Promise((resolve, reject) => {
+          let text = "";
+          req.setEncoding("utf8");
+          req.on("data", (chunk: string) => (text += chunk));
+          req.once("error", reject);
+          req.once("end", () => resolve(text));
+        }),
+      raw: req,
+      context: undefined,
+    });
+    if (init.status >= 400) {
+      const code = STREAM_PROBLEM_CODES[init.status] ?? "invalid-graphql-request";
+      sendProblem(
+        res,
+        problem(code, init.status, streamRefusal(body, init.statusText), { instance: "/graphql/stream" }),
+      );
+      return;
+    }
+    res.writeHead(init.status, init.statusText, init.headers);
+    if (!body || typeof body === "string") {
+      res.end(body);
+      return;
+    }
+    const stop = () => void body.return(undefined);
+    res.once("close", stop);
+    try {
+      for await (const chunk of body) {
+        if (!res.writable) break;
+        await new Promise<void>((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve())));
+      }
+    } finally {
+      res.off("close", stop);
+      res.end();
+    }
+  };
   return { yoga, sse };
 }

@@ -12,6 +12,7 @@ import type { GraphQLSchema } from "graphql";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { handleAppservice, matrixError } from "../projection/appservice-endpoint.ts";
 import { RestApi, corsHeaders, requireOperator, routeIdOf, sendProblem } from "../rest/api.ts";
+import { bearerToken } from "../security/bearer.ts";
 import { randomUUID } from "node:crypto";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../rest/problem.ts";
 import type { Route } from "../rest/route.ts";
@@ -119,6 +120,16 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
     const headers = singleValuedHeaders(req);
     const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
     const viaTrustedProxy = proxies.has(req.socket.remoteAddress ?? "");
+    // A present Authorization header is a bearer token on every route, or refused; the
+    // appservice API reads its own (and answers in Matrix's error format).
+    if (headers.authorization !== undefined && !path.startsWith("/_matrix/app/")) {
+      try {
+        bearerToken(headers.authorization);
+      } catch (err) {
+        sendProblem(res, toProblem(err, path).problem, corsHeaders(headers));
+        return;
+      }
+    }
     if (path === "/metrics" && operatorToken) {
       try {
         requireOperator(operatorToken, { method: req.method!, target, headers, clientIp, viaTrustedProxy });

@@ -2002,6 +2002,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Content too large: payload-too-large. */
             413: {
                 headers: {
@@ -2042,6 +2051,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2107,6 +2125,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Content too large: payload-too-large. */
             413: {
                 headers: {
@@ -2154,6 +2181,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2250,7 +2286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2354,7 +2390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2469,7 +2505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2564,7 +2600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: verification-failed. */
+            /** @description Not authorized: verification-failed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +2878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2974,7 +3010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,7 +3142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature. */
+            /** @description Not authorized: invalid-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,6 +3232,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3302,7 +3347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3434,7 +3479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, not-author, not-manageable, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3555,7 +3600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3676,7 +3721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3803,7 +3848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3924,7 +3969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +4103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature. */
+            /** @description Not authorized: origin-not-allowed, signature-required, invalid-request-signature, invalid-signature, invalid-PoW, author-banned, page-closed, site-not-verified, replayed-request-signature, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4189,7 +4234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, page-closed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,6 +4349,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4437,7 +4491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-media-signature, media-url-expired. */
+            /** @description Not authorized: invalid-media-signature, media-url-expired, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,6 +4581,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found, room-not-found. */
             404: {
                 headers: {
@@ -4592,6 +4655,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4678,7 +4750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,7 +4843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4852,6 +4924,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found, room-not-found. */
             404: {
                 headers: {
@@ -4915,6 +4996,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5001,7 +5091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5127,7 +5217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,6 +5334,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found. */
             404: {
                 headers: {
@@ -5314,7 +5413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5402,7 +5501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5492,6 +5591,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found, room-not-found. */
             404: {
                 headers: {
@@ -5564,7 +5672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5645,7 +5753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5717,6 +5825,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5809,7 +5926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5922,7 +6039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6025,7 +6142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6127,6 +6244,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found. */
             404: {
                 headers: {
@@ -6218,7 +6344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +6468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned. */
+            /** @description Not authorized: invalid-signature, invalid-PoW, author-banned, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6457,7 +6583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6547,7 +6673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6633,7 +6759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6724,7 +6850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6810,7 +6936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6900,7 +7026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6986,7 +7112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7077,7 +7203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7165,7 +7291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7257,7 +7383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7343,7 +7469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7438,7 +7564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7526,7 +7652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7605,7 +7731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7690,6 +7816,15 @@ export interface operations {
             };
             /** @description Invalid request: validation-error. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7782,6 +7917,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Not authorized: malformed-authorization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found: site-not-found. */
             404: {
                 headers: {
@@ -7852,7 +7996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7940,7 +8084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8048,7 +8192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8127,7 +8271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8227,7 +8371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8326,7 +8470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8421,7 +8565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: invalid-claim-token. */
+            /** @description Not authorized: invalid-claim-token, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8508,7 +8652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: openid-token-invalid, homeserver-not-allowed. */
+            /** @description Not authorized: openid-token-invalid, homeserver-not-allowed, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8591,7 +8735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not authorized: not-signed-in, invalid-session, cross-origin-request. */
+            /** @description Not authorized: not-signed-in, invalid-session, cross-origin-request, malformed-authorization. */
             403: {
                 headers: {
                     [name: string]: unknown;

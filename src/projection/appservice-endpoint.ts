@@ -1,5 +1,6 @@
 // The appservice API the homeserver calls (Matrix application service API, not our REST
 // surface, so errors use Matrix's errcode format).
+import { bearerToken } from "../security/bearer.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Projector } from "./projector.ts";
 import { secretsEqual } from "../security/secret-equal.ts";
@@ -20,7 +21,12 @@ export function matrixError(res: ServerResponse, status: number, errcode: string
 }
 
 function authorized(services: AppserviceServices, req: IncomingMessage, query: URLSearchParams): boolean {
-  const header = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  let header: string | null;
+  try {
+    header = bearerToken(req.headers.authorization);
+  } catch {
+    return false;
+  }
   const presented = header ?? query.get("access_token") ?? "";
   const expected = services.config.matrix.hsToken;
   return secretsEqual(presented, expected);

@@ -1,5 +1,6 @@
 // The REST adapter: derives request handling from the route table and runs each route's
 // GraphQL operation in-process against the shared schema.
+import { bearerToken } from "../security/bearer.ts";
 import type { ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -568,8 +569,8 @@ export function corsHeaders(headers: Record<string, string | undefined>): Record
 }
 
 export function requireOperator(token: string | null, request: RequestHead): void {
-  const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-  const ok = token !== null && presented !== undefined && secretsEqual(presented, token);
+  const presented = bearerToken(request.headers.authorization);
+  const ok = token !== null && presented !== null && secretsEqual(presented, token);
   if (!ok) throw forbidden("invalid-operator-token", "A valid operator token is required (Authorization: Bearer …).");
 }
 

@@ -281,8 +281,10 @@ function problemResponses(route: Route): ResponsesObject {
     add(410, "site-retired");
   }
   // Whatever the route: a badly percent-encoded target, parameters or body are refused, every
-  // request body is read under a size cap, and any failure can be unexpected.
+  // request body is read under a size cap, an Authorization header must be a bearer token
+  // (src/security/bearer.ts), and any failure can be unexpected.
   add(400, "validation-error");
+  add(403, "malformed-authorization");
   add(413, "payload-too-large");
   add(500, "internal-error");
   const responses: ResponsesObject = {};

@@ -6,6 +6,7 @@
 // Callers present the operator token or a dashboard session token as `Authorization: Bearer`,
 // or the session in the `dashboard_session` cookie (the same-origin dashboard; /graphql refuses
 // a cookie-authenticated request without a same-origin Origin, src/app/graphql-endpoint.ts).
+import { bearerToken } from "../../security/bearer.ts";
 import { DomainError, forbidden } from "../../core/errors.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { AccessStore } from "./access-store.ts";
@@ -38,7 +39,7 @@ const notAGovernor = (what: string) =>
 export function presentedToken(ctx: GraphQLContext): { token: string; via: "bearer" | "cookie" } | null {
   const credentials = ctx.credentials;
   if (!credentials) return null;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization ?? "")?.[1];
+  const bearer = bearerToken(credentials.authorization);
   if (bearer) return { token: bearer, via: "bearer" };
   const cookie = sessionCookie(credentials.cookie);
   return cookie ? { token: cookie, via: "cookie" } : null;
