@@ -65,6 +65,8 @@ function checkValue(key: string, spec: KeySpec, value: unknown): unknown {
   switch (spec.type) {
     case "string":
       if (typeof value !== "string") fail(`expected a string, got ${JSON.stringify(value)}`);
+      if (spec.pattern && value !== "" && !spec.pattern.regex.test(value as string))
+        fail(`expected ${spec.pattern.description}`);
       if (spec.values && !spec.values.includes(value as string))
         fail(`expected one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`);
       return value;

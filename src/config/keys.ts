@@ -16,6 +16,8 @@ export interface KeySpec {
   values?: readonly string[];
   /** For strings: empty means none (the value reads as null). */
   blankIsNull?: boolean;
+  /** For strings (non-empty): the form they must have, and how to say it. */
+  pattern?: { regex: RegExp; description: string };
   doc: string;
 }
 
@@ -139,7 +141,9 @@ export const CONFIG_KEYS = {
     type: "string",
     default: "",
     blankIsNull: true,
-    doc: "Bearer token of the operator API and of every /graphql field; empty disables the operator API (/graphql then takes dashboard sessions only).",
+    // Presented as `Authorization: Bearer <token>`, which admits only these characters (src/security/bearer.ts).
+    pattern: { regex: /^[A-Za-z0-9\-._~+/]+=*$/, description: "letters, digits and - . _ ~ + / (then = padding)" },
+    doc: "Bearer token of the operator API and of every /graphql field; empty disables the operator API (/graphql then takes dashboard sessions only). Letters, digits and `-._~+/` (RFC 6750's token characters).",
   },
   "security.allow_private_verification_origins": {
     type: "boolean",

@@ -294,6 +294,16 @@ events = ["comment.created"]
   test("sites must be tables", () => {
     rejects(`${TOKENS}[sites]\nmy-blog = "x"\n`, "sites.my-blog");
   });
+
+  test("an operator token a bearer header cannot carry is refused, naming the key", () => {
+    for (const token of ["with space", "tab\\there", "colon:s", "é-accent"])
+      rejects(`${TOKENS}[security]\noperator_token = "${token}"\n`, "security.operator_token", "letters, digits");
+    assert.equal(
+      buildConfig(parseConfigText(`${TOKENS}[security]\noperator_token = "a-Z_0.9~+/=="\n`, "x.toml")).security
+        .operatorToken,
+      "a-Z_0.9~+/==",
+    );
+  });
 });
 
 describe("parseConfigText", () => {
