@@ -11,7 +11,7 @@
 // OS page cache (a server that has run a while with the memory for its database: a few seconds of
 // random pages after a drop leave most of theirs on disk) and a warm-up. Every fill is checked
 // against the database (counts, positions) and every figure's answer against the rows it should
-// hold. Also the service's RSS and the database's size. Goals (issue 35): every figure ≥ 80% of
+// hold. Also the service's RSS and the database's size. Goals: every figure ≥ 80% of
 // the 10k figure, p99 ≤ 25 ms.
 import { execSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Hostile input against the real service and test Synapse (issue 18): whatever a client sends,
+// Hostile input against the real service and test Synapse: whatever a client sends,
 // the answer is a 4xx problem (or on the appservice API a Matrix error), never a 5xx, and a 202
 // is never given for a write the homeserver would then refuse.
 import { after, before, describe, test } from "node:test";
@@ -22,7 +22,7 @@ after(async () => {
   await service?.stop();
 });
 
-describe("secrets of the right UTF-16 length but more bytes (issue 18.4)", () => {
+describe("secrets of the right UTF-16 length but more bytes", () => {
   // Same UTF-16 length as the configured token, twice the UTF-8 bytes.
   const lookalike = (token: string) => "é".repeat(token.length);
 
@@ -154,7 +154,7 @@ describe("an Authorization header that is present but not a bearer token", () =>
   });
 });
 
-describe("framing errors (issue 18.7)", () => {
+describe("framing errors", () => {
   /** What the service sends for `raw` until it closes the connection. */
   const exchange = (raw: string) =>
     new Promise<string>((resolve) => {
@@ -183,7 +183,7 @@ describe("framing errors (issue 18.7)", () => {
   });
 });
 
-describe("integers beyond GraphQL Int (issue 18.2)", () => {
+describe("integers beyond GraphQL Int", () => {
   test("max_selections and media.size of 2^31 and more are 400 validation-error naming the field, never a 500", async () => {
     const proof = '"author_public_key": "a", "author_signature": "b", "challenge_response": "c"';
     const cases: [string, string, string][] = [
@@ -209,7 +209,7 @@ describe("integers beyond GraphQL Int (issue 18.2)", () => {
   });
 });
 
-describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
+describe("what the homeserver would refuse after a 202", () => {
   test("a display name within 50 grapheme clusters but over 256 code points: 400 for comments, polls and locations", async () => {
     const display_name = "👨‍👩‍👧‍👦".repeat(40);
     const proof = { author_public_key: "a", author_signature: "b", challenge_response: "c" };
@@ -235,7 +235,7 @@ describe("what the homeserver would refuse after a 202 (issue 18.1)", () => {
   });
 });
 
-describe("sticker info the homeserver would refuse (issue 18.3)", () => {
+describe("sticker info the homeserver would refuse", () => {
   test("floats and integers beyond ±(2^53−1) in info: 400 validation-error naming the field, not 502", async () => {
     const siteId = uniqueSiteId("hostile-stickers");
     const registered = await fetch(url("/api/v1/sites"), {
@@ -262,7 +262,7 @@ describe("sticker info the homeserver would refuse (issue 18.3)", () => {
   });
 });
 
-describe("one bad transaction entry (issue 18.5)", () => {
+describe("one bad transaction entry", () => {
   test("null ephemeral data, typing without a user_ids list and an event nested 5,000 deep are recorded and skipped; the transaction is acknowledged", async () => {
     // Written by hand: JSON.stringify itself overflows the stack on it.
     const content = `${'{"nested":'.repeat(5_000)}"bottom"${"}".repeat(5_000)}`;
@@ -283,7 +283,7 @@ describe("one bad transaction entry (issue 18.5)", () => {
   });
 });
 
-describe("uploads before their bytes (issue 18.6)", () => {
+describe("uploads before their bytes", () => {
   /** Sends an upload's head declaring `length` body bytes, and none of them; resolves with what the service answers meanwhile. */
   const headOnly = (path: string, length: number) => {
     const socket = connect((service.server.address() as AddressInfo).port, "127.0.0.1");

@@ -136,7 +136,7 @@ test("a page whose room refuses the writes: the room is quarantined, its writes 
     service.services.worker.start();
     await allSettled(service, siteId);
 
-    // A visitor's write never fails for a room the service cannot manage (issue 16's quarantine).
+    // A visitor's write never fails for a room the service cannot manage (the quarantine).
     for (const id of [...closed, ...open])
       assert.equal((await db.submission.findUniqueOrThrow({ where: { id } })).status, "sent");
     const quarantined = await db.roomQuarantine.findUniqueOrThrow({ where: { roomId: closedRoom } });

@@ -1,4 +1,4 @@
-// What the homeserver would refuse after a 202 is refused before it (issue 18.1, 18.3).
+// What the homeserver would refuse after a 202 is refused before it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { FieldError } from "../../src/core/errors.ts";

@@ -1,4 +1,4 @@
-// One bad entry of an appservice transaction is set aside, never failing the rest (issue 18.5).
+// One bad entry of an appservice transaction is set aside, never failing the rest.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MAX_ENTRY_DEPTH, nestsDeeperThan, transactionEntries } from "../../src/projection/transaction-entries.ts";
