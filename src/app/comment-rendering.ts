@@ -2,12 +2,11 @@
 // GraphQL selection and wire form as the list read (MESSAGE_FIELDS, toWireMessage), with media
 // URLs absolute against server.public_base_url (API-relative without one).
 import { execute, parse } from "graphql";
-import { createContext } from "../graphql/context.ts";
 import { MESSAGE_FIELDS, toWireMessage } from "../features/comments/schemas.ts";
 import { commentLink } from "../features/sites/sites.ts";
 import type { RenderComment } from "../features/webhooks/deliverer.ts";
 import { schema } from "./graphql-schema.ts";
-import type { Services } from "./services.ts";
+import { type ContextServices, createContext } from "../graphql/context.ts";
 
 const COMMENT = parse(`query WebhookComment($siteId: String!, $pageSlug: String!, $eventId: String!) {
   comment(siteId: $siteId, pageSlug: $pageSlug, eventId: $eventId) { ...MessageFields }
@@ -15,7 +14,7 @@ const COMMENT = parse(`query WebhookComment($siteId: String!, $pageSlug: String!
 
 /** `services()`: the built services (the renderer is made before they are complete). */
 export const commentRenderer =
-  (services: () => Services): RenderComment =>
+  (services: () => ContextServices): RenderComment =>
   async (siteId, pageSlug, eventId) => {
     const built = services();
     const pattern = await built.sites.pageUrlPatternFor(siteId);

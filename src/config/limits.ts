@@ -2,7 +2,7 @@
 // [rate_limit]), the per-instance SSE cap's answer, the fixed Retry-After values, the input caps,
 // the request body caps and JSON depths, the AS bot's message budget and the background passes' intervals.
 // Per-route caps (upload sizes) are in the routes.
-import type { Config } from "./config.ts";
+import type { ConfigValues } from "./keys.ts";
 import { FixedWindowLimiter, TokenBucketLimiter } from "../security/rate-limit.ts";
 
 export interface SharedBudget {
@@ -31,7 +31,7 @@ export interface Limiter {
   readonly retryAfterSeconds: number;
 }
 
-type RateLimitConfig = Config["rateLimit"];
+type RateLimitConfig = ConfigValues["rateLimit"];
 const hourly = (limit: number): Limiter => new FixedWindowLimiter({ limit, windowSeconds: HOUR });
 const perMinute = (limit: number): Limiter => new FixedWindowLimiter({ limit, windowSeconds: MINUTE });
 

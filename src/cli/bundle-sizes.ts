@@ -2,7 +2,7 @@
 // minified and gzipped as the service sends it) against the 40 KB budget, and the desk's
 // (/admin) against its 120 KB; exits 1 over either.
 import { deskAssets, DESK_BUDGET_GZIP_BYTES } from "../desk/serve.ts";
-import { widgetAssets, WIDGET_BUDGET_GZIP_BYTES } from "./serve.ts";
+import { widgetAssets, WIDGET_BUDGET_GZIP_BYTES } from "../widget/serve.ts";
 
 const assets = { ...(await widgetAssets()), ...(await deskAssets()) };
 for (const [path, asset] of Object.entries(assets)) {
