@@ -249,7 +249,7 @@ export const CONFIG_KEYS = {
     default: 1000,
     min: 1,
     max: 600000,
-    doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes.",
+    doc: "The first retry waits between this and twice this (jittered); each next one doubles, capped at 10 minutes.",
   },
   "queue.concurrency": {
     type: "integer",
@@ -313,7 +313,7 @@ export const CONFIG_KEYS = {
     type: "integer",
     default: 5000,
     min: 1,
-    doc: "The first retry's delay of a failed webhook delivery; each next one doubles (with jitter), up to an hour.",
+    doc: "A failed webhook delivery's first retry waits between this and twice this (jittered); each next one doubles, up to an hour.",
   },
   "webhooks.give_up_after_ms": {
     type: "integer",

@@ -268,6 +268,8 @@ for (const provider of PROVIDERS) {
         "the failing endpoint to be disabled",
       );
       assert.match(disabled.disabled_reason, /HTTP 503/);
+      // The retry window is 3 s: the reason states the span in seconds, not a rounded "0 min".
+      assert.match(disabled.disabled_reason, /failed \d+ times over \d\.\d s; /);
       assert.ok(failing.received.length >= 2, "retried before giving up");
       const metrics = await (await fetch(`${base}/metrics`, { headers: OPERATOR })).text();
       assert.match(metrics, /comments_webhook_deliveries_total\{outcome="failed"\} [1-9]/);
