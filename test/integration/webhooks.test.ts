@@ -452,6 +452,44 @@ for (const provider of PROVIDERS) {
   });
 }
 
+for (const provider of PROVIDERS) {
+  describe(`fair deliveries on ${provider}`, () => {
+    const dead = new WebhookReceiver(() => "hang");
+    const healthy = new WebhookReceiver();
+    let deadUrl = "";
+    let healthyUrl = "";
+    before(async () => {
+      deadUrl = await dead.start();
+      healthyUrl = await healthy.start();
+    });
+    // Stopped before the service, so its hanging attempts end at once and it stops promptly.
+    after(async () => {
+      await dead.stop();
+      await healthy.stop();
+    });
+    const running = serviceFor(provider, { overrides: { ...FAST, "webhooks.timeout_ms": 30_000 } });
+
+    test("one site's receivers that never answer do not delay another site's deliveries", async () => {
+      const base = running.service.url;
+      const stalled = await registerSite(running.service, uniqueSiteId("stalled"), [TEST_ORIGIN]);
+      for (let i = 0; i < 9; i++) await createEndpoint(base, stalled.siteId, stalled.claimToken, `${deadUrl}?${i}`);
+      const fine = await registerSite(running.service, uniqueSiteId("fine"), [TEST_ORIGIN]);
+      await createEndpoint(base, fine.siteId, fine.claimToken, healthyUrl);
+      const visitor = new Visitor(base, TEST_ORIGIN);
+      // 27 deliveries to receivers that never answer, older than any of the other site's.
+      for (let i = 0; i < 3; i++) await post(visitor, base, stalled.siteId, "p", `into the void ${i}`, `void-${i}`);
+      await eventually(async () => dead.received.length >= 4, 20_000, "the first attempts to the dead receivers");
+      for (let i = 0; i < 3; i++) await post(visitor, base, fine.siteId, "p", `heard ${i}`, `heard-${i}`);
+      await eventually(async () => healthy.received.length >= 3, 60_000, "the healthy endpoint's deliveries");
+      // Each dead attempt waits out its 30 s: none has ended, so none freed a slot the others needed.
+      assert.equal(dead.abandoned, 0, "the healthy site's deliveries did not wait for a dead attempt to time out");
+      assert.equal(dead.received.length, 4, "a site holds at most 4 attempts at once");
+      const endpoints = dead.received.map((r) => r.url);
+      assert.equal(new Set(endpoints).size, 4, `the site's endpoints in turn: ${endpoints.join(", ")}`);
+    });
+  });
+}
+
 describe("webhooks without private destinations", () => {
   const running = serviceFor("sqlite", { overrides: { ...FAST, "webhooks.allow_private_destinations": false } });
   test("an IP-literal loopback url is refused at registration, a name resolving to loopback fails its deliveries", async () => {

@@ -77,6 +77,7 @@ export class WebhookDeliverer {
         now,
         new Date(now.getTime() + this.options.leaseMs),
         free,
+        { perEndpoint: WEBHOOK_LIMITS.perEndpointConcurrency, perSite: WEBHOOK_LIMITS.perSiteConcurrency },
       );
       for (const delivery of claimed) {
         const claim = { id: delivery.id, attempts: delivery.attempts };

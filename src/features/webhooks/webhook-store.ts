@@ -28,18 +28,40 @@ export interface DeliveryOutcome {
 /** A claimed delivery with what sending it needs. */
 export type ClaimedDelivery = WebhookDelivery & { url: string; secret: string };
 
+// Fair claims: one site's (or endpoint's) receivers that never answer must not hold every slot.
+// A due row is claimable while its endpoint has fewer than $4 attempts in flight and its site
+// fewer than $5 (counted over all instances: rows leased and not expired), and the rows are taken
+// least busy site first, a site's endpoints in turn, oldest first within them.
 const claimSql = (lock: string) => `
-  UPDATE "WebhookDelivery" SET "leaseUntil" = $2, "attempts" = "attempts" + 1
-  WHERE "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
-    SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+  WITH "busyEndpoint" AS (
+    SELECT "endpointId", COUNT(*) AS "n" FROM "WebhookDelivery"
+    WHERE "status" = 'pending' AND "leaseUntil" >= $1 GROUP BY "endpointId"
+  ), "busySite" AS (
+    SELECT "siteId", COUNT(*) AS "n" FROM "WebhookDelivery"
+    WHERE "status" = 'pending' AND "leaseUntil" >= $1 GROUP BY "siteId"
+  ), "due" AS (
+    SELECT d."id", d."siteId", d."nextAttemptAt",
+      ROW_NUMBER() OVER (PARTITION BY d."endpointId" ORDER BY d."nextAttemptAt", d."id") AS "turn",
+      COALESCE(be."n", 0) AS "endpointBusy"
+    FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+      LEFT JOIN "busyEndpoint" be ON be."endpointId" = d."endpointId"
     WHERE d."status" = 'pending' AND d."nextAttemptAt" <= $1 AND (d."leaseUntil" IS NULL OR d."leaseUntil" < $1)
       AND e."status" = 'active'
-    ORDER BY d."nextAttemptAt", d."id"
-    LIMIT $3
+  ), "ranked" AS (
+    SELECT u."id", u."nextAttemptAt",
+      ROW_NUMBER() OVER (PARTITION BY u."siteId" ORDER BY u."turn", u."nextAttemptAt", u."id") + COALESCE(bs."n", 0) AS "siteLoad"
+    FROM "due" u LEFT JOIN "busySite" bs ON bs."siteId" = u."siteId"
+    WHERE u."turn" + u."endpointBusy" <= $4
+  )
+  UPDATE "WebhookDelivery" SET "leaseUntil" = $2, "attempts" = "attempts" + 1
+  WHERE "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
+    SELECT w."id" FROM "WebhookDelivery" w WHERE w."id" IN (
+      SELECT r."id" FROM "ranked" r WHERE r."siteLoad" <= $5 ORDER BY r."siteLoad", r."nextAttemptAt", r."id" LIMIT $3
+    )
     ${lock}
   )
   RETURNING *`;
-const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE OF d SKIP LOCKED") };
+const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE SKIP LOCKED") };
 const HELD = `"id" = $1 AND "attempts" = $2 AND "status" = 'pending'`;
 
 type DeliveryRow = Omit<WebhookDelivery, "nextAttemptAt" | "leaseUntil" | "createdAt" | "completedAt"> &
@@ -159,9 +181,24 @@ export class WebhookStore {
     });
   }
 
-  /** Claims up to `limit` due deliveries of active endpoints (attempts counts this one). */
-  async claim(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.driver.run<DeliveryRow>(CLAIM[provider], [now, leaseUntil, limit]);
+  /**
+   * Claims up to `limit` due deliveries of active endpoints (attempts counts this one), keeping
+   * each endpoint within `perEndpoint` attempts in flight and each site within `perSite`.
+   */
+  async claim(
+    provider: Provider,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    shares: { perEndpoint: number; perSite: number },
+  ): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.driver.run<DeliveryRow>(CLAIM[provider], [
+      now,
+      leaseUntil,
+      limit,
+      shares.perEndpoint,
+      shares.perSite,
+    ]);
     if (rows.length === 0) return [];
     const deliveries = rows.map(toDelivery);
     const endpoints = await this.db.webhookEndpoint.findMany({
