@@ -144,7 +144,7 @@ export const CONFIG_KEYS = {
   "security.allow_private_verification_origins": {
     type: "boolean",
     default: false,
-    doc: "Allow origin verification to reach non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast): as IP-literal origins or as what a host name resolves to.",
+    doc: "Allow origin verification to reach non-public addresses (IANA's special-purpose ranges: loopback, private, link-local, unique-local, CGNAT, documentation, multicast …): as IP-literal origins or as what a host name resolves to.",
   },
   "security.dns_resolver": {
     type: "string",
@@ -307,7 +307,7 @@ export const CONFIG_KEYS = {
   "webhooks.allow_private_destinations": {
     type: "boolean",
     default: false,
-    doc: "Allow webhook endpoints on non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast), as IP literals or as what a host name resolves to. Off, such an endpoint is refused at registration (an IP literal) or its deliveries fail (a name).",
+    doc: "Allow webhook endpoints on non-public addresses (IANA's special-purpose ranges: loopback, private, link-local, unique-local, CGNAT, documentation, multicast …), as IP literals or as what a host name resolves to. Off, such an endpoint is refused at registration (an IP literal) or its deliveries fail (a name).",
   },
   "webhooks.retry_base_ms": {
     type: "integer",

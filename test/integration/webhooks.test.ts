@@ -500,6 +500,15 @@ describe("webhooks without private destinations", () => {
       "http://[::1]:9/x",
       "http://169.254.169.254/latest",
       "http://10.1.2.3/x",
+      // IANA's special-purpose ranges, and IPv6 forms carrying a refused IPv4 address.
+      "http://[2002:7f00:1::]/x",
+      "http://[2002:a9fe:a9fe::]/x",
+      "http://[::ffff:0:7f00:1]/x",
+      "http://198.18.0.1/x",
+      "http://192.0.0.1/x",
+      "http://192.0.2.1/x",
+      "http://[2001:db8::1]/x",
+      "http://[2001::1]/x",
     ]) {
       const res = await fetch(`${base}/api/v1/sites/${siteId}/webhooks`, {
         method: "POST",
