@@ -315,6 +315,50 @@ for (const provider of PROVIDERS) {
       assert.equal(event.data.link, "https://blog.example/q/");
     });
 
+    test("events while an endpoint is disabled are skipped in its log, counted, and sent once it is enabled", async () => {
+      const { service } = running;
+      const { siteId, claimToken } = await registerSite(service, uniqueSiteId("paused"), [TEST_ORIGIN]);
+      const paused = new WebhookReceiver();
+      const pausedUrl = await paused.start();
+      try {
+        const headers = { "x-service-claim-token": claimToken };
+        const endpoint = await createEndpoint(service.url, siteId, claimToken, pausedUrl, ["comment.created"]);
+        const path = `/api/v1/sites/${siteId}/webhooks/${endpoint.id}`;
+        assert.equal((await ok(call(service, "PATCH", path, headers, { enabled: false }))).status, "disabled");
+        const visitor = new Visitor(service.url, TEST_ORIGIN);
+        const comments = [];
+        for (let i = 0; i < 2; i++)
+          comments.push(await post(visitor, service.url, siteId, "p", `while away ${i}`, `paused-${i}`));
+        // Recorded in the transaction that projected each comment: in the log as skipped, and counted.
+        const skipped = (await ok(call(service, "GET", `${path}/deliveries`, headers))).data;
+        assert.deepEqual(
+          skipped.map((d: any) => [d.event_type, d.status, d.attempts, d.last_status, typeof d.completed_at]),
+          [
+            ["comment.created", "skipped", 0, null, "string"],
+            ["comment.created", "skipped", 0, null, "string"],
+          ],
+        );
+        assert.equal((await ok(call(service, "GET", path, headers))).skipped_count, 2);
+        const operatorPath = `/api/v1/operator/sites/${siteId}/webhooks/${endpoint.id}`;
+        assert.equal((await ok(call(service, "GET", operatorPath, OPERATOR))).skipped_count, 2);
+        assert.deepEqual(paused.received, [], "nothing sent while disabled");
+
+        // Enabled again: the skipped events are sent, each once.
+        const enabled = await ok(call(service, "PATCH", path, headers, { enabled: true }));
+        assert.deepEqual([enabled.status, enabled.skipped_count], ["active", 0]);
+        await eventually(async () => paused.received.length >= 2, 20_000, "the skipped events sent");
+        const sent = paused.received.map((r) => verify(endpoint.secret, r).data.comment_id).sort();
+        assert.deepEqual(sent, comments.map((c) => c.event_id).sort());
+        const log = await eventually(async () => {
+          const rows = (await ok(call(service, "GET", `${path}/deliveries`, headers))).data;
+          return rows.every((d: any) => d.status === "delivered") && rows;
+        });
+        assert.deepEqual(log.map((d: any) => d.message_id).sort(), skipped.map((d: any) => d.message_id).sort());
+      } finally {
+        await paused.stop();
+      }
+    });
+
     test("the owner's and the operator's routes: an endpoint made, read, changed, switched off and on, rotated, deleted; every refusal", async () => {
       const { service } = running;
       const { siteId, claimToken } = await registerSite(service, uniqueSiteId("routes"));
@@ -335,6 +379,7 @@ for (const provider of PROVIDERS) {
           events: ["comment.created"],
           source: "api",
           status: "active",
+          skipped_count: 0,
           disabled_reason: null,
           disabled_at: null,
         });

@@ -150,15 +150,19 @@ export class WebhookStore {
 
   // ----------------------------------------------------------- deliveries --
 
-  /** The site's active endpoints, in the applying transaction. */
-  activeEndpoints(tx: Tx, siteId: string): Promise<Array<Pick<WebhookEndpoint, "id" | "events">>> {
-    return tx.webhookEndpoint.findMany({ where: { siteId, status: "active" }, select: { id: true, events: true } });
+  /** The site's endpoints, in the applying transaction. */
+  endpointsOf(tx: Tx, siteId: string): Promise<Array<Pick<WebhookEndpoint, "id" | "events" | "status">>> {
+    return tx.webhookEndpoint.findMany({ where: { siteId }, select: { id: true, events: true, status: true } });
   }
 
-  /** Queues a message for endpoints, once each: endpoints that have it already are skipped. */
+  /**
+   * Queues a message for endpoints, once each (endpoints that have it already are left alone):
+   * pending for the active ones, skipped for the disabled ones (settled at once, in the log, sent
+   * if the endpoint is enabled again).
+   */
   async enqueue(
     tx: Tx,
-    endpointIds: string[],
+    endpoints: Array<Pick<WebhookEndpoint, "id" | "status">>,
     message: {
       messageId: string;
       siteId: string;
@@ -169,15 +173,21 @@ export class WebhookStore {
     },
   ): Promise<void> {
     const existing = await tx.webhookDelivery.findMany({
-      where: { messageId: message.messageId, endpointId: { in: endpointIds } },
+      where: { messageId: message.messageId, endpointId: { in: endpoints.map((e) => e.id) } },
       select: { endpointId: true },
     });
     const has = new Set(existing.map((d) => d.endpointId));
     const { now, ...fields } = message;
-    const missing = endpointIds.filter((id) => !has.has(id));
+    const missing = endpoints.filter((e) => !has.has(e.id));
     if (missing.length === 0) return;
     await tx.webhookDelivery.createMany({
-      data: missing.map((endpointId) => ({ ...fields, endpointId, createdAt: now, nextAttemptAt: now })),
+      data: missing.map((e) => ({
+        ...fields,
+        endpointId: e.id,
+        createdAt: now,
+        nextAttemptAt: now,
+        ...(e.status === "active" ? {} : { status: "skipped", completedAt: now }),
+      })),
     });
   }
 
@@ -258,8 +268,8 @@ export class WebhookStore {
   }
 
   /**
-   * Enables an endpoint again; its failed deliveries are retried from now (a fresh 24 hours
-   * each), its pending ones resume.
+   * Enables an endpoint again; its failed deliveries are retried and its skipped events (those
+   * recorded while it was disabled) sent, from now (a fresh 24 hours each); its pending ones resume.
    */
   async enable(endpointId: string, now: Date): Promise<void> {
     await this.db.$transaction([
@@ -268,7 +278,7 @@ export class WebhookStore {
         data: { status: "active", disabledReason: null, disabledAt: null },
       }),
       this.db.webhookDelivery.updateMany({
-        where: { endpointId, status: "failed" },
+        where: { endpointId, status: { in: ["failed", "skipped"] } },
         data: { status: "pending", nextAttemptAt: now, createdAt: now, completedAt: null },
       }),
     ]);
@@ -283,8 +293,23 @@ export class WebhookStore {
     });
   }
 
-  /** Deletes the deliveries delivered before `before` (maintenance); failed ones wait for their endpoint to be enabled. */
-  async pruneDelivered(before: Date): Promise<void> {
-    await this.db.webhookDelivery.deleteMany({ where: { status: "delivered", completedAt: { lt: before } } });
+  /** How many events each of `endpointIds` skipped while disabled (those enabling it sends). */
+  async skippedCounts(endpointIds: string[]): Promise<Map<string, number>> {
+    const groups = await this.db.webhookDelivery.groupBy({
+      by: ["endpointId"],
+      where: { endpointId: { in: endpointIds }, status: "skipped" },
+      _count: { _all: true },
+    });
+    return new Map(groups.map((g) => [g.endpointId, g._count._all]));
+  }
+
+  /**
+   * Deletes the deliveries delivered, and the events skipped, before `before` (maintenance);
+   * failed ones wait for their endpoint to be enabled.
+   */
+  async pruneSettled(before: Date): Promise<void> {
+    await this.db.webhookDelivery.deleteMany({
+      where: { status: { in: ["delivered", "skipped"] }, completedAt: { lt: before } },
+    });
   }
 }
