@@ -25,7 +25,7 @@ const range = (cidr: string, kind: string, ipv4At?: number): Range => {
 };
 
 /** First match decides, so a range comes before any range containing it. */
-export const IPV4_SPECIAL_PURPOSE: readonly Range[] = [
+const IPV4_SPECIAL_PURPOSE: readonly Range[] = [
   range("0.0.0.0/8", "unspecified"),
   range("10.0.0.0/8", "private"),
   range("100.64.0.0/10", "carrier-grade NAT"),
@@ -47,7 +47,7 @@ export const IPV4_SPECIAL_PURPOSE: readonly Range[] = [
   range("240.0.0.0/4", "reserved"),
 ];
 
-export const IPV6_SPECIAL_PURPOSE: readonly Range[] = [
+const IPV6_SPECIAL_PURPOSE: readonly Range[] = [
   range("::/128", "unspecified"),
   range("::1/128", "loopback"),
   range("::ffff:0:0/96", "IPv4-mapped", 6),
