@@ -11,7 +11,7 @@ import { WebhookStore } from "../features/webhooks/webhook-store.ts";
 export const LIVE_EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Sent submissions are kept a while for support questions; failed ones stay until handled. */
 export const SENT_SUBMISSION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-/** Delivered webhook messages stay in their endpoint's log this long; failed ones until it is enabled again. */
+/** Delivered (and skipped) webhook messages stay in their endpoint's log this long; failed ones until it is enabled again. */
 export const DELIVERED_WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** What maintenance prunes. */
@@ -31,7 +31,7 @@ export async function runMaintenance(services: MaintenanceServices, now = new Da
   await services.siteWriteAuth.signatures.pruneExpired(now);
   await pruneLiveEvents(services.db, before(LIVE_EVENT_RETENTION_MS));
   await new SubmissionStore(services.db).pruneSent(before(SENT_SUBMISSION_RETENTION_MS));
-  await new WebhookStore(services.db).pruneDelivered(before(DELIVERED_WEBHOOK_RETENTION_MS));
+  await new WebhookStore(services.db).pruneSettled(before(DELIVERED_WEBHOOK_RETENTION_MS));
 }
 
 /** Maintenance every interval while started (not at start): a background pass, run by the cluster's leader. */

@@ -11,7 +11,7 @@ import { sharedSecret } from "../db/settings-store.ts";
 import { Sites } from "../features/sites/sites.ts";
 import { Verifications } from "../features/verification/verifications.ts";
 import { OriginVerifier } from "../features/verification/verifier.ts";
-import { VerificationResolver } from "../features/verification/resolver.ts";
+import { HostResolver } from "../security/resolver.ts";
 import { SiteWriteAuth } from "../features/sites/site-write-auth.ts";
 import { SeenSignatures } from "../features/sites/seen-signature-store.ts";
 import { Homeserver } from "../matrix/homeserver.ts";
@@ -64,7 +64,7 @@ import { SiteActivity } from "../features/dashboard/site-activity.ts";
 import { Moderation } from "../features/moderation/moderation.ts";
 import { BanExpiryPass } from "../features/moderation/ban-expiry-pass.ts";
 import { allowedHomeservers, OpenIdVerifier } from "../features/dashboard/openid.ts";
-import { refusedAddress } from "../features/verification/address-policy.ts";
+import { refusedAddress } from "../security/address-policy.ts";
 
 export interface Services {
   config: Config;
@@ -155,7 +155,7 @@ export async function createServices(
   );
   const sites = new Sites(db, config.sites);
   await sites.syncDeclarations();
-  const resolver = new VerificationResolver(config.security.dnsResolver);
+  const resolver = new HostResolver(config.security.dnsResolver);
   const verifier = new OriginVerifier(resolver, config.security.allowPrivateVerificationOrigins);
   const openId = new OpenIdVerifier(
     allowedHomeservers(config.dashboard.openidHomeservers, {
@@ -200,7 +200,7 @@ export async function createServices(
     commentRenderer(() => built),
     {
       provider: providerOf(config.database.url),
-      resolver: new VerificationResolver(config.security.dnsResolver),
+      resolver: new HostResolver(config.security.dnsResolver),
       allowPrivate: config.webhooks.allowPrivateDestinations,
       timeoutMs: config.webhooks.timeoutMs,
       retryBaseMs: config.webhooks.retryBaseMs,

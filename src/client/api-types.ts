@@ -1894,6 +1894,8 @@ export interface components {
             source: "api" | "config";
             /** @enum {unknown} */
             status: "active" | "disabled";
+            /** @description Events that happened while it was disabled: recorded as skipped in its delivery log, not sent; enabling it sends them. */
+            skipped_count: number;
             /** @description Why it is disabled: its owner's choice, or the delivery that failed for 24 hours and its last error. */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1914,6 +1916,8 @@ export interface components {
             source: "api" | "config";
             /** @enum {unknown} */
             status: "active" | "disabled";
+            /** @description Events that happened while it was disabled: recorded as skipped in its delivery log, not sent; enabling it sends them. */
+            skipped_count: number;
             /** @description Why it is disabled: its owner's choice, or the delivery that failed for 24 hours and its last error. */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1934,8 +1938,11 @@ export interface components {
             event_type: "comment.created" | "comment.edited" | "comment.deleted" | "comment.held";
             comment_id: string;
             page_slug: string;
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "failed";
+            /**
+             * @description failed: given up (the endpoint was disabled); skipped: the event happened while the endpoint was disabled, not sent.
+             * @enum {unknown}
+             */
+            status: "pending" | "delivered" | "failed" | "skipped";
             attempts: number;
             /** @description The receiver's HTTP status at the last attempt; null: no answer. */
             last_status: number | null;
@@ -8347,7 +8354,7 @@ export interface operations {
                     url?: string;
                     /** @description The event types sent; empty or absent: every type. */
                     events?: ("comment.created" | "comment.edited" | "comment.deleted" | "comment.held")[];
-                    /** @description true enables a disabled endpoint (its failed deliveries are tried again); false disables it. */
+                    /** @description true enables a disabled endpoint (its failed deliveries are tried again, its skipped events sent); false disables it. */
                     enabled?: boolean;
                 };
             };

@@ -148,7 +148,7 @@ export const CONFIG_KEYS = {
   "security.allow_private_verification_origins": {
     type: "boolean",
     default: false,
-    doc: "Allow origin verification to reach non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast): as IP-literal origins or as what a host name resolves to.",
+    doc: "Allow origin verification to reach non-public addresses (IANA's special-purpose ranges: loopback, private, link-local, unique-local, CGNAT, documentation, multicast …): as IP-literal origins or as what a host name resolves to.",
   },
   "security.dns_resolver": {
     type: "string",
@@ -253,7 +253,7 @@ export const CONFIG_KEYS = {
     default: 1000,
     min: 1,
     max: 600000,
-    doc: "First retry delay; it doubles per attempt (with jitter), capped at 10 minutes.",
+    doc: "The first retry waits between this and twice this (jittered); each next one doubles, capped at 10 minutes.",
   },
   "queue.concurrency": {
     type: "integer",
@@ -311,13 +311,13 @@ export const CONFIG_KEYS = {
   "webhooks.allow_private_destinations": {
     type: "boolean",
     default: false,
-    doc: "Allow webhook endpoints on non-public addresses (loopback, private, link-local, unique-local, CGNAT, multicast), as IP literals or as what a host name resolves to. Off, such an endpoint is refused at registration (an IP literal) or its deliveries fail (a name).",
+    doc: "Allow webhook endpoints on non-public addresses (IANA's special-purpose ranges: loopback, private, link-local, unique-local, CGNAT, documentation, multicast …), as IP literals or as what a host name resolves to. Off, such an endpoint is refused at registration (an IP literal) or its deliveries fail (a name).",
   },
   "webhooks.retry_base_ms": {
     type: "integer",
     default: 5000,
     min: 1,
-    doc: "The first retry's delay of a failed webhook delivery; each next one doubles (with jitter), up to an hour.",
+    doc: "A failed webhook delivery's first retry waits between this and twice this (jittered); each next one doubles, up to an hour.",
   },
   "webhooks.give_up_after_ms": {
     type: "integer",

@@ -188,7 +188,10 @@ export const FEED_ENTRIES = 50;
  * whole attempt within webhooks.timeout_ms); at most `maxResponseBytes` of the receiver's answer
  * are read (the rest is ignored) and `maxErrorChars` of it kept in the delivery log; retries
  * back off exponentially with jitter from webhooks.retry_base_ms up to `maxRetryDelayMs`;
- * `concurrency` attempts at once per instance; a site has at most `maxEndpointsPerSite`.
+ * `concurrency` attempts at once per instance, of which an endpoint has at most
+ * `perEndpointConcurrency` and a site at most `perSiteConcurrency` (both over all instances), so
+ * one site's receivers that never answer leave most slots to the others; a site has at most
+ * `maxEndpointsPerSite`.
  * Bodies are small by construction: one comment (at most ~64 KiB, the homeserver's event cap).
  */
 export const WEBHOOK_LIMITS = {
@@ -196,7 +199,9 @@ export const WEBHOOK_LIMITS = {
   maxResponseBytes: 4 * 1024,
   maxErrorChars: 300,
   maxRetryDelayMs: HOUR * 1000,
-  concurrency: 8,
+  concurrency: 16,
+  perEndpointConcurrency: 2,
+  perSiteConcurrency: 4,
   maxEndpointsPerSite: 10,
 } as const;
 /** How often each background pass runs (each also runs after every start; src/app/background-passes.ts). */

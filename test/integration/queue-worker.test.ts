@@ -175,6 +175,8 @@ test("maintenance prunes expired idempotency records, spent challenges, old live
       delivery("new-delivered", "delivered", new Date()),
       delivery("old-failed", "failed", longAgo),
       delivery("pending", "pending", null),
+      delivery("old-skipped", "skipped", longAgo),
+      delivery("new-skipped", "skipped", new Date()),
     ],
   });
   const { SeenSignatures } = await import("../../src/features/sites/seen-signature-store.ts");
@@ -197,8 +199,8 @@ test("maintenance prunes expired idempotency records, spent challenges, old live
   assert.equal(await db.submission.count({ where: { id: "old-failed" } }), 1, "failed ones stay for the operator");
   assert.deepEqual(
     (await db.webhookDelivery.findMany({ orderBy: { id: "asc" } })).map((d) => d.messageId),
-    ["new-delivered", "old-failed", "pending"],
-    "deliveries older than 30 days leave the log; failed ones wait for their endpoint",
+    ["new-delivered", "old-failed", "pending", "new-skipped"],
+    "deliveries and skipped events older than 30 days leave the log; failed ones wait for their endpoint",
   );
 });
 

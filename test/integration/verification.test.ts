@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { buildConfig, ConfigError } from "../../src/config/config.ts";
-import { refusedAddress } from "../../src/features/verification/address-policy.ts";
-import { VerificationResolver } from "../../src/features/verification/resolver.ts";
+import { refusedAddress } from "../../src/security/address-policy.ts";
+import { HostResolver } from "../../src/security/resolver.ts";
 import { checkWellKnown } from "../../src/features/verification/well-known.ts";
 import { startTestService, testConfigDocument, uniqueSiteId, type TestService } from "../support/harness.ts";
 import { TestDns, type RecordType } from "../support/dns-server.ts";
@@ -534,7 +534,7 @@ describe("with private origins refused", () => {
       [{ A: ["127.0.0.1"] }, "127.0.0.1, not a public address (loopback)"],
       [{ AAAA: ["::ffff:127.0.0.1"] }, "::ffff:127.0.0.1, not a public address (IPv4-mapped loopback)"],
       // One private address among public ones is enough to refuse.
-      [{ A: ["203.0.113.7", "10.0.0.8"] }, "10.0.0.8, not a public address (private)"],
+      [{ A: ["198.20.0.7", "10.0.0.8"] }, "10.0.0.8, not a public address (private)"],
     ];
     for (const [records, shown] of cases) {
       const host = testName("private");
@@ -555,12 +555,12 @@ describe("with private origins refused", () => {
     const origin = `http://${host}:${originServer.port}`;
     const { token } = await start(site, { origin, methods: ["well-known"] });
     let answers = 0;
-    // 203.0.113.7 (TEST-NET-3) passes the policy but leads nowhere; every later answer is loopback.
-    zone.set(host, { A: () => (answers++ === 0 ? ["203.0.113.7"] : ["127.0.0.1"]) });
+    // 198.20.0.7 (just past the benchmarking range) passes the policy; every later answer is loopback.
+    zone.set(host, { A: () => (answers++ === 0 ? ["198.20.0.7"] : ["127.0.0.1"]) });
     originServer.serveJson({ site_id: site.siteId, token });
     originServer.forget();
     const problem = await expectProblem(await confirm(site.siteId, origin), 403, "verification-failed");
-    assert.match(problem.detail, /203\.0\.113\.7/);
+    assert.match(problem.detail, /198\.20\.0\.7/);
     assert.equal(answers, 1, "the name is resolved once");
     assert.equal(originServer.connections, 0, "nothing reached the loopback server");
     assert.deepEqual(originServer.requests, []);
@@ -577,7 +577,7 @@ describe("with private origins refused", () => {
 });
 
 describe("the well-known fetch on its own", () => {
-  const resolver = () => new VerificationResolver(dns.server);
+  const resolver = () => new HostResolver(dns.server);
 
   test("a redirect to a private address is refused and not followed", async () => {
     // 127.0.0.1 stands in for the public internet here; every other address keeps the real policy.

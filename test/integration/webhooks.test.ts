@@ -268,6 +268,8 @@ for (const provider of PROVIDERS) {
         "the failing endpoint to be disabled",
       );
       assert.match(disabled.disabled_reason, /HTTP 503/);
+      // The retry window is 3 s: the reason states the span in seconds, not a rounded "0 min".
+      assert.match(disabled.disabled_reason, /failed \d+ times over \d\.\d s; /);
       assert.ok(failing.received.length >= 2, "retried before giving up");
       const metrics = await (await fetch(`${base}/metrics`, { headers: OPERATOR })).text();
       assert.match(metrics, /comments_webhook_deliveries_total\{outcome="failed"\} [1-9]/);
@@ -313,6 +315,50 @@ for (const provider of PROVIDERS) {
       assert.equal(event.data.link, "https://blog.example/q/");
     });
 
+    test("events while an endpoint is disabled are skipped in its log, counted, and sent once it is enabled", async () => {
+      const { service } = running;
+      const { siteId, claimToken } = await registerSite(service, uniqueSiteId("paused"), [TEST_ORIGIN]);
+      const paused = new WebhookReceiver();
+      const pausedUrl = await paused.start();
+      try {
+        const headers = { "x-service-claim-token": claimToken };
+        const endpoint = await createEndpoint(service.url, siteId, claimToken, pausedUrl, ["comment.created"]);
+        const path = `/api/v1/sites/${siteId}/webhooks/${endpoint.id}`;
+        assert.equal((await ok(call(service, "PATCH", path, headers, { enabled: false }))).status, "disabled");
+        const visitor = new Visitor(service.url, TEST_ORIGIN);
+        const comments = [];
+        for (let i = 0; i < 2; i++)
+          comments.push(await post(visitor, service.url, siteId, "p", `while away ${i}`, `paused-${i}`));
+        // Recorded in the transaction that projected each comment: in the log as skipped, and counted.
+        const skipped = (await ok(call(service, "GET", `${path}/deliveries`, headers))).data;
+        assert.deepEqual(
+          skipped.map((d: any) => [d.event_type, d.status, d.attempts, d.last_status, typeof d.completed_at]),
+          [
+            ["comment.created", "skipped", 0, null, "string"],
+            ["comment.created", "skipped", 0, null, "string"],
+          ],
+        );
+        assert.equal((await ok(call(service, "GET", path, headers))).skipped_count, 2);
+        const operatorPath = `/api/v1/operator/sites/${siteId}/webhooks/${endpoint.id}`;
+        assert.equal((await ok(call(service, "GET", operatorPath, OPERATOR))).skipped_count, 2);
+        assert.deepEqual(paused.received, [], "nothing sent while disabled");
+
+        // Enabled again: the skipped events are sent, each once.
+        const enabled = await ok(call(service, "PATCH", path, headers, { enabled: true }));
+        assert.deepEqual([enabled.status, enabled.skipped_count], ["active", 0]);
+        await eventually(async () => paused.received.length >= 2, 20_000, "the skipped events sent");
+        const sent = paused.received.map((r) => verify(endpoint.secret, r).data.comment_id).sort();
+        assert.deepEqual(sent, comments.map((c) => c.event_id).sort());
+        const log = await eventually(async () => {
+          const rows = (await ok(call(service, "GET", `${path}/deliveries`, headers))).data;
+          return rows.every((d: any) => d.status === "delivered") && rows;
+        });
+        assert.deepEqual(log.map((d: any) => d.message_id).sort(), skipped.map((d: any) => d.message_id).sort());
+      } finally {
+        await paused.stop();
+      }
+    });
+
     test("the owner's and the operator's routes: an endpoint made, read, changed, switched off and on, rotated, deleted; every refusal", async () => {
       const { service } = running;
       const { siteId, claimToken } = await registerSite(service, uniqueSiteId("routes"));
@@ -333,6 +379,7 @@ for (const provider of PROVIDERS) {
           events: ["comment.created"],
           source: "api",
           status: "active",
+          skipped_count: 0,
           disabled_reason: null,
           disabled_at: null,
         });
@@ -450,6 +497,44 @@ for (const provider of PROVIDERS) {
   });
 }
 
+for (const provider of PROVIDERS) {
+  describe(`fair deliveries on ${provider}`, () => {
+    const dead = new WebhookReceiver(() => "hang");
+    const healthy = new WebhookReceiver();
+    let deadUrl = "";
+    let healthyUrl = "";
+    before(async () => {
+      deadUrl = await dead.start();
+      healthyUrl = await healthy.start();
+    });
+    // Stopped before the service, so its hanging attempts end at once and it stops promptly.
+    after(async () => {
+      await dead.stop();
+      await healthy.stop();
+    });
+    const running = serviceFor(provider, { overrides: { ...FAST, "webhooks.timeout_ms": 30_000 } });
+
+    test("one site's receivers that never answer do not delay another site's deliveries", async () => {
+      const base = running.service.url;
+      const stalled = await registerSite(running.service, uniqueSiteId("stalled"), [TEST_ORIGIN]);
+      for (let i = 0; i < 9; i++) await createEndpoint(base, stalled.siteId, stalled.claimToken, `${deadUrl}?${i}`);
+      const fine = await registerSite(running.service, uniqueSiteId("fine"), [TEST_ORIGIN]);
+      await createEndpoint(base, fine.siteId, fine.claimToken, healthyUrl);
+      const visitor = new Visitor(base, TEST_ORIGIN);
+      // 27 deliveries to receivers that never answer, older than any of the other site's.
+      for (let i = 0; i < 3; i++) await post(visitor, base, stalled.siteId, "p", `into the void ${i}`, `void-${i}`);
+      await eventually(async () => dead.received.length >= 4, 20_000, "the first attempts to the dead receivers");
+      for (let i = 0; i < 3; i++) await post(visitor, base, fine.siteId, "p", `heard ${i}`, `heard-${i}`);
+      await eventually(async () => healthy.received.length >= 3, 60_000, "the healthy endpoint's deliveries");
+      // Each dead attempt waits out its 30 s: none has ended, so none freed a slot the others needed.
+      assert.equal(dead.abandoned, 0, "the healthy site's deliveries did not wait for a dead attempt to time out");
+      assert.equal(dead.received.length, 4, "a site holds at most 4 attempts at once");
+      const endpoints = dead.received.map((r) => r.url);
+      assert.equal(new Set(endpoints).size, 4, `the site's endpoints in turn: ${endpoints.join(", ")}`);
+    });
+  });
+}
+
 describe("webhooks without private destinations", () => {
   const running = serviceFor("sqlite", { overrides: { ...FAST, "webhooks.allow_private_destinations": false } });
   test("an IP-literal loopback url is refused at registration, a name resolving to loopback fails its deliveries", async () => {
@@ -460,6 +545,15 @@ describe("webhooks without private destinations", () => {
       "http://[::1]:9/x",
       "http://169.254.169.254/latest",
       "http://10.1.2.3/x",
+      // IANA's special-purpose ranges, and IPv6 forms carrying a refused IPv4 address.
+      "http://[2002:7f00:1::]/x",
+      "http://[2002:a9fe:a9fe::]/x",
+      "http://[::ffff:0:7f00:1]/x",
+      "http://198.18.0.1/x",
+      "http://192.0.0.1/x",
+      "http://192.0.2.1/x",
+      "http://[2001:db8::1]/x",
+      "http://[2001::1]/x",
     ]) {
       const res = await fetch(`${base}/api/v1/sites/${siteId}/webhooks`, {
         method: "POST",

@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ReceivedWebhook {
+  /** The request's path and query. */
+  url: string;
   headers: Record<string, string>;
   body: string;
   at: number;
@@ -13,6 +15,8 @@ export type Answer = number | "hang";
 
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** Requests it left hanging that the sender gave up on (closed) since. */
+  abandoned = 0;
   private server: Server | null = null;
   private readonly hanging = new Set<() => void>();
 
@@ -24,6 +28,7 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const request = {
+        url: req.url ?? "",
         headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),
@@ -32,6 +37,7 @@ export class WebhookReceiver {
       this.received.push(request);
       const answer = this.answer(request, attempt);
       if (answer === "hang") {
+        res.once("close", () => this.abandoned++);
         this.hanging.add(() => res.destroy());
         return;
       }

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { refusedAddress } from "../../src/features/verification/address-policy.ts";
+import { refusedAddress } from "../../src/security/address-policy.ts";
 
 // Each range by its first and last address, with the neighbours just outside it.
 const refused: [string, string][] = [
@@ -22,7 +22,24 @@ const refused: [string, string][] = [
   ["224.0.0.0", "multicast"],
   ["239.255.255.255", "multicast"],
   ["240.0.0.0", "reserved"],
-  ["255.255.255.255", "reserved"],
+  ["255.255.255.254", "reserved"],
+  ["255.255.255.255", "broadcast"],
+  // The rest of IANA's IPv4 special-purpose registry.
+  ["192.0.0.0", "IETF protocol assignments"],
+  ["192.0.0.8", "IETF protocol assignments"],
+  ["192.0.0.255", "IETF protocol assignments"],
+  ["192.0.2.0", "documentation"],
+  ["192.0.2.255", "documentation"],
+  ["192.31.196.1", "AS112"],
+  ["192.52.193.1", "AMT"],
+  ["192.88.99.1", "6to4 relay anycast"],
+  ["192.175.48.1", "AS112"],
+  ["198.18.0.0", "benchmarking"],
+  ["198.19.255.255", "benchmarking"],
+  ["198.51.100.0", "documentation"],
+  ["198.51.100.255", "documentation"],
+  ["203.0.113.0", "documentation"],
+  ["203.0.113.255", "documentation"],
   ["::", "unspecified"],
   ["0:0:0:0:0:0:0:0", "unspecified"],
   ["::1", "loopback"],
@@ -48,12 +65,53 @@ const refused: [string, string][] = [
   ["::ffff:100.64.0.1", "IPv4-mapped carrier-grade NAT"],
   ["::ffff:224.0.0.1", "IPv4-mapped multicast"],
   ["::ffff:0.0.0.0", "IPv4-mapped unspecified"],
-  ["::ffff:255.255.255.255", "IPv4-mapped reserved"],
+  ["::ffff:255.255.255.255", "IPv4-mapped broadcast"],
+  ["::ffff:198.18.0.1", "IPv4-mapped benchmarking"],
+  // IPv4-translated (SIIT, ::ffff:0:0:0/96).
+  ["::ffff:0:7f00:1", "IPv4-translated loopback"],
+  ["::ffff:0:127.0.0.1", "IPv4-translated loopback"],
+  ["::ffff:0:a9fe:a9fe", "IPv4-translated link-local"],
   ["64:ff9b::127.0.0.1", "NAT64 loopback"],
   ["64:ff9b::a00:1", "NAT64 private"],
   ["::127.0.0.1", "IPv4-compatible loopback"],
   ["::10.0.0.1", "IPv4-compatible private"],
   ["::0.0.0.2", "IPv4-compatible unspecified"],
+  // 6to4 (2002::/16) carries its IPv4 address in bits 16-47.
+  ["2002:7f00:1::", "6to4 loopback"],
+  ["2002:a9fe:a9fe::", "6to4 link-local"],
+  ["2002:a00:1::1", "6to4 private"],
+  ["2002:c000:201::", "6to4 documentation"],
+  ["2002:c612:1::", "6to4 benchmarking"],
+  ["2002::", "6to4 unspecified"],
+  // Teredo (2001::/32) is refused whatever it carries.
+  ["2001::", "Teredo"],
+  ["2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo"],
+  ["2001:0:ffff:ffff:ffff:ffff:ffff:ffff", "Teredo"],
+  // The rest of IANA's IPv6 special-purpose registry.
+  ["64:ff9b:1::1", "local-use NAT64"],
+  ["100::", "discard-only"],
+  ["100::ffff:ffff:ffff:ffff", "discard-only"],
+  ["100:0:0:1::1", "dummy prefix"],
+  ["2001:1::1", "IETF protocol assignments"],
+  ["2001:2::", "benchmarking"],
+  ["2001:2:0:ffff:ffff:ffff:ffff:ffff", "benchmarking"],
+  ["2001:3::1", "IETF protocol assignments"],
+  ["2001:4:112::1", "IETF protocol assignments"],
+  ["2001:20::1", "IETF protocol assignments"],
+  ["2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "IETF protocol assignments"],
+  ["2001:db8::", "documentation"],
+  ["2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "documentation"],
+  ["2620:4f:8000::1", "AS112"],
+  ["3fff::1", "documentation"],
+  ["3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", "documentation"],
+  ["5f00::1", "segment routing"],
+  // Outside 2000::/3, IPv6 is unassigned.
+  ["::2:0:0", "reserved"],
+  ["1::", "reserved"],
+  ["1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"],
+  ["4000::1", "reserved"],
+  ["fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"],
+  ["fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"],
   ["localhost", "not an IP address"],
   ["", "not an IP address"],
   ["127.0.0.1.nip.io", "not an IP address"],
@@ -74,20 +132,28 @@ const allowed = [
   "172.32.0.0",
   "192.167.255.255",
   "192.169.0.0",
-  "203.0.113.7",
   "223.255.255.255",
   "2001:4860:4860::8888",
   "2606:4700:4700::1111",
-  "::2:0:0",
-  "fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
-  "fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+  "192.0.1.255",
+  "192.0.3.0",
+  "198.17.255.255",
+  "198.20.0.0",
+  "2000::1",
+  "2001:200::1",
+  "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff",
+  "2001:db9::",
+  "2002:808:808::1",
+  "2003::1",
+  "3ffe:ffff::1",
+  "3fff:1000::",
   "::ffff:8.8.8.8",
   "::ffff:100.128.0.1",
   "64:ff9b::8.8.8.8",
   "::8.8.8.8",
 ];
 
-describe("refusedAddress", () => {
+describe("refusedAddress: IANA's special-purpose IPv4 and IPv6 ranges", () => {
   for (const [address, kind] of refused) {
     test(`${JSON.stringify(address)} is refused as ${kind}`, () => assert.equal(refusedAddress(address), kind));
   }

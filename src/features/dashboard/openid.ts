@@ -1,12 +1,12 @@
 // Verifying a Matrix OpenID token the way widgets identify users: the homeserver that issued
 // it answers GET /_matrix/federation/v1/openid/userinfo with the user it names. Only
 // homeservers the configuration allows are asked, at the base URL it gives; every other
-// homeserver than the service's own is reached under origin verification's address policy
+// homeserver than the service's own is reached under the outbound address policy
 // (its host resolved once, checked, and connected to exactly), so a sign-in cannot be used to
 // reach the service's own network.
 import { DomainError, forbidden } from "../../core/errors.ts";
 import { isValidUserId } from "../../core/identifiers.ts";
-import { pinnedGet, Refusal, type WellKnownOptions } from "../verification/well-known.ts";
+import { pinnedGet, Refusal, type PinnedFetchOptions } from "../../security/pinned-fetch.ts";
 
 export interface AllowedHomeserver {
   baseUrl: string;
@@ -60,7 +60,7 @@ export class OpenIdVerifier {
   constructor(
     private readonly homeservers: ReadonlyMap<string, AllowedHomeserver>,
     /** The address policy for other homeservers; the own one is reached with `refuse` off. */
-    private readonly fetchOptions: WellKnownOptions,
+    private readonly fetchOptions: PinnedFetchOptions,
   ) {}
 
   /** The Matrix user id the homeserver vouches for with this token; 403 or 502 problems otherwise. */

@@ -1,6 +1,6 @@
 // The DNS proof: a TXT record at _service.<host> whose value is service-verification=<token>.
 // Only the name's records are read; nothing connects to the origin.
-import type { VerificationResolver } from "./resolver.ts";
+import type { HostResolver } from "../../security/resolver.ts";
 import type { Check } from "./proof.ts";
 
 export const txtName = (host: string) => `_service.${host}`;
@@ -16,7 +16,7 @@ export function dnsTxtInstructions(host: string, token: string) {
   };
 }
 
-export async function checkDnsTxt(host: string, token: string, resolver: VerificationResolver): Promise<Check> {
+export async function checkDnsTxt(host: string, token: string, resolver: HostResolver): Promise<Check> {
   const name = txtName(host);
   let records: string[];
   try {

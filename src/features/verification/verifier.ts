@@ -1,10 +1,10 @@
 // Proving control of an origin: the chosen methods are tried in order and the first proof
 // that matches wins, so publishing the same token in several places gives a fallback.
 import { isIP } from "node:net";
-import { refusedAddress } from "./address-policy.ts";
+import { refusedAddress } from "../../security/address-policy.ts";
 import { checkDnsTxt, dnsTxtInstructions } from "./dns-txt.ts";
 import type { Check, Proof } from "./proof.ts";
-import type { VerificationResolver } from "./resolver.ts";
+import type { HostResolver } from "../../security/resolver.ts";
 import { checkWellKnown, wellKnownInstructions } from "./well-known.ts";
 
 export const VERIFICATION_METHODS = ["well-known", "dns-txt"] as const;
@@ -24,7 +24,7 @@ export class OriginVerifier {
   private readonly refuse: (address: string) => string | null;
 
   constructor(
-    private readonly resolver: VerificationResolver,
+    private readonly resolver: HostResolver,
     allowPrivate: boolean,
   ) {
     this.refuse = allowPrivate ? () => null : refusedAddress;

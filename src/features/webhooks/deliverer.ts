@@ -77,6 +77,7 @@ export class WebhookDeliverer {
         now,
         new Date(now.getTime() + this.options.leaseMs),
         free,
+        { perEndpoint: WEBHOOK_LIMITS.perEndpointConcurrency, perSite: WEBHOOK_LIMITS.perSiteConcurrency },
       );
       for (const delivery of claimed) {
         const claim = { id: delivery.id, attempts: delivery.attempts };
@@ -149,7 +150,7 @@ export class WebhookDeliverer {
       return;
     }
     if (await this.record(claim, { status: "failed", ...last, nextAttemptAt: null, completedAt: now })) {
-      const reason = `${delivery.eventType} ${delivery.messageId} failed ${claim.attempts} times over ${Math.round((now.getTime() - delivery.createdAt.getTime()) / 60_000)} min; last: ${result.error}`;
+      const reason = `${delivery.eventType} ${delivery.messageId} failed ${claim.attempts} times over ${spanText(now.getTime() - delivery.createdAt.getTime())}; last: ${result.error}`;
       await this.store.disable(delivery.endpointId, reason, now);
       this.options.log(`webhooks: endpoint ${delivery.endpointId} disabled: ${reason}`);
     }
@@ -162,4 +163,12 @@ export class WebhookDeliverer {
       this.options.log(`webhooks: delivery ${claim.id} attempt ${claim.attempts} lost its claim; outcome not recorded`);
     return recorded;
   }
+}
+
+/** A span of time as an endpoint's owner reads it: "3.2 s", "42 s", "14 min", "24 h", "25 h 3 min". */
+export function spanText(ms: number): string {
+  if (ms < 59_500) return `${(ms / 1000).toFixed(ms < 9_950 ? 1 : 0)} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
 }

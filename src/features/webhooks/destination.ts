@@ -1,18 +1,18 @@
-// Sending one webhook message: the receiver is a URL the site's owner named, so it is treated as
-// the verification fetcher treats an origin (src/features/verification/well-known.ts): its host
+// Sending one webhook message: the receiver is a URL the site's owner named, so it is fetched as
+// every host named by others is (src/security/pinned-fetch.ts): its host
 // is resolved once, every address must pass the address policy (no loopback, private,
 // link-local … unless webhooks.allow_private_destinations), and the connection goes to exactly
 // the checked address; no redirect is followed; the attempt is bounded in time, and only the
 // first bytes of the answer are read.
 import { isIP } from "node:net";
-import { refusedAddress } from "../verification/address-policy.ts";
-import type { VerificationResolver } from "../verification/resolver.ts";
-import { abortable, pin, pinnedRequest, Refusal } from "../verification/well-known.ts";
+import { refusedAddress } from "../../security/address-policy.ts";
+import { abortable, pin, pinnedRequest, Refusal } from "../../security/pinned-fetch.ts";
+import type { HostResolver } from "../../security/resolver.ts";
 import { WEBHOOK_LIMITS } from "../../config/limits.ts";
 import { DomainError, validationError } from "../../core/errors.ts";
 
 export interface DestinationOptions {
-  resolver: VerificationResolver;
+  resolver: HostResolver;
   allowPrivate: boolean;
   timeoutMs: number;
 }

@@ -18,6 +18,10 @@ const WebhookEndpoint = builder.objectRef<EndpointView>("WebhookEndpoint").imple
     events: t.exposeStringList("events", { description: "Event types sent; empty: every type." }),
     source: t.exposeString("source", { description: '"api" or "config".' }),
     status: t.exposeString("status", { description: '"active" or "disabled".' }),
+    skippedCount: t.exposeInt("skippedCount", {
+      description:
+        "Events that happened while it was disabled, recorded as skipped and not sent; enabling it sends them.",
+    }),
     disabledReason: t.exposeString("disabledReason", { nullable: true }),
     disabledAt: t.expose("disabledAt", { type: "DateTime", nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -42,7 +46,10 @@ const WebhookDelivery = builder.objectRef<DeliveryRow>("WebhookDelivery").implem
     eventType: t.exposeString("eventType"),
     commentId: t.exposeString("commentEventId"),
     pageSlug: t.exposeString("pageSlug"),
-    status: t.exposeString("status", { description: '"pending", "delivered" or "failed".' }),
+    status: t.exposeString("status", {
+      description:
+        '"pending", "delivered", "failed" (given up) or "skipped" (happened while the endpoint was disabled).',
+    }),
     attempts: t.exposeInt("attempts"),
     lastStatus: t.exposeInt("lastStatus", { nullable: true }),
     lastError: t.exposeString("lastError", { nullable: true }),

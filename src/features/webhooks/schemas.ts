@@ -20,6 +20,11 @@ const endpointProperties = {
     description: "config: declared in [sites.<id>.webhooks.<name>] (read-only here).",
   },
   status: { enum: ["active", "disabled"] },
+  skipped_count: {
+    type: "integer",
+    description:
+      "Events that happened while it was disabled: recorded as skipped in its delivery log, not sent; enabling it sends them.",
+  },
   disabled_reason: {
     type: ["string", "null"],
     description: "Why it is disabled: its owner's choice, or the delivery that failed for 24 hours and its last error.",
@@ -34,6 +39,7 @@ const endpointRequired = [
   "events",
   "source",
   "status",
+  "skipped_count",
   "disabled_reason",
   "disabled_at",
   "created_at",
@@ -81,7 +87,11 @@ export const components = {
       event_type: { enum: [...WEBHOOK_EVENT_TYPES] },
       comment_id: { type: "string" },
       page_slug: slug,
-      status: { enum: ["pending", "delivered", "failed"] },
+      status: {
+        enum: ["pending", "delivered", "failed", "skipped"],
+        description:
+          "failed: given up (the endpoint was disabled); skipped: the event happened while the endpoint was disabled, not sent.",
+      },
       attempts: { type: "integer" },
       last_status: {
         type: ["integer", "null"],
@@ -122,7 +132,8 @@ export const requestBodies = {
       events: eventTypes,
       enabled: {
         type: "boolean",
-        description: "true enables a disabled endpoint (its failed deliveries are tried again); false disables it.",
+        description:
+          "true enables a disabled endpoint (its failed deliveries are tried again, its skipped events sent); false disables it.",
       },
     },
   },

@@ -28,18 +28,40 @@ export interface DeliveryOutcome {
 /** A claimed delivery with what sending it needs. */
 export type ClaimedDelivery = WebhookDelivery & { url: string; secret: string };
 
+// Fair claims: one site's (or endpoint's) receivers that never answer must not hold every slot.
+// A due row is claimable while its endpoint has fewer than $4 attempts in flight and its site
+// fewer than $5 (counted over all instances: rows leased and not expired), and the rows are taken
+// least busy site first, a site's endpoints in turn, oldest first within them.
 const claimSql = (lock: string) => `
-  UPDATE "WebhookDelivery" SET "leaseUntil" = $2, "attempts" = "attempts" + 1
-  WHERE "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
-    SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+  WITH "busyEndpoint" AS (
+    SELECT "endpointId", COUNT(*) AS "n" FROM "WebhookDelivery"
+    WHERE "status" = 'pending' AND "leaseUntil" >= $1 GROUP BY "endpointId"
+  ), "busySite" AS (
+    SELECT "siteId", COUNT(*) AS "n" FROM "WebhookDelivery"
+    WHERE "status" = 'pending' AND "leaseUntil" >= $1 GROUP BY "siteId"
+  ), "due" AS (
+    SELECT d."id", d."siteId", d."nextAttemptAt",
+      ROW_NUMBER() OVER (PARTITION BY d."endpointId" ORDER BY d."nextAttemptAt", d."id") AS "turn",
+      COALESCE(be."n", 0) AS "endpointBusy"
+    FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+      LEFT JOIN "busyEndpoint" be ON be."endpointId" = d."endpointId"
     WHERE d."status" = 'pending' AND d."nextAttemptAt" <= $1 AND (d."leaseUntil" IS NULL OR d."leaseUntil" < $1)
       AND e."status" = 'active'
-    ORDER BY d."nextAttemptAt", d."id"
-    LIMIT $3
+  ), "ranked" AS (
+    SELECT u."id", u."nextAttemptAt",
+      ROW_NUMBER() OVER (PARTITION BY u."siteId" ORDER BY u."turn", u."nextAttemptAt", u."id") + COALESCE(bs."n", 0) AS "siteLoad"
+    FROM "due" u LEFT JOIN "busySite" bs ON bs."siteId" = u."siteId"
+    WHERE u."turn" + u."endpointBusy" <= $4
+  )
+  UPDATE "WebhookDelivery" SET "leaseUntil" = $2, "attempts" = "attempts" + 1
+  WHERE "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" < $1) AND "id" IN (
+    SELECT w."id" FROM "WebhookDelivery" w WHERE w."id" IN (
+      SELECT r."id" FROM "ranked" r WHERE r."siteLoad" <= $5 ORDER BY r."siteLoad", r."nextAttemptAt", r."id" LIMIT $3
+    )
     ${lock}
   )
   RETURNING *`;
-const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE OF d SKIP LOCKED") };
+const CLAIM: Record<Provider, string> = { sqlite: claimSql(""), postgres: claimSql("FOR UPDATE SKIP LOCKED") };
 const HELD = `"id" = $1 AND "attempts" = $2 AND "status" = 'pending'`;
 
 type DeliveryRow = Omit<WebhookDelivery, "nextAttemptAt" | "leaseUntil" | "createdAt" | "completedAt"> &
@@ -128,15 +150,19 @@ export class WebhookStore {
 
   // ----------------------------------------------------------- deliveries --
 
-  /** The site's active endpoints, in the applying transaction. */
-  activeEndpoints(tx: Tx, siteId: string): Promise<Array<Pick<WebhookEndpoint, "id" | "events">>> {
-    return tx.webhookEndpoint.findMany({ where: { siteId, status: "active" }, select: { id: true, events: true } });
+  /** The site's endpoints, in the applying transaction. */
+  endpointsOf(tx: Tx, siteId: string): Promise<Array<Pick<WebhookEndpoint, "id" | "events" | "status">>> {
+    return tx.webhookEndpoint.findMany({ where: { siteId }, select: { id: true, events: true, status: true } });
   }
 
-  /** Queues a message for endpoints, once each: endpoints that have it already are skipped. */
+  /**
+   * Queues a message for endpoints, once each (endpoints that have it already are left alone):
+   * pending for the active ones, skipped for the disabled ones (settled at once, in the log, sent
+   * if the endpoint is enabled again).
+   */
   async enqueue(
     tx: Tx,
-    endpointIds: string[],
+    endpoints: Array<Pick<WebhookEndpoint, "id" | "status">>,
     message: {
       messageId: string;
       siteId: string;
@@ -147,21 +173,42 @@ export class WebhookStore {
     },
   ): Promise<void> {
     const existing = await tx.webhookDelivery.findMany({
-      where: { messageId: message.messageId, endpointId: { in: endpointIds } },
+      where: { messageId: message.messageId, endpointId: { in: endpoints.map((e) => e.id) } },
       select: { endpointId: true },
     });
     const has = new Set(existing.map((d) => d.endpointId));
     const { now, ...fields } = message;
-    const missing = endpointIds.filter((id) => !has.has(id));
+    const missing = endpoints.filter((e) => !has.has(e.id));
     if (missing.length === 0) return;
     await tx.webhookDelivery.createMany({
-      data: missing.map((endpointId) => ({ ...fields, endpointId, createdAt: now, nextAttemptAt: now })),
+      data: missing.map((e) => ({
+        ...fields,
+        endpointId: e.id,
+        createdAt: now,
+        nextAttemptAt: now,
+        ...(e.status === "active" ? {} : { status: "skipped", completedAt: now }),
+      })),
     });
   }
 
-  /** Claims up to `limit` due deliveries of active endpoints (attempts counts this one). */
-  async claim(provider: Provider, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.driver.run<DeliveryRow>(CLAIM[provider], [now, leaseUntil, limit]);
+  /**
+   * Claims up to `limit` due deliveries of active endpoints (attempts counts this one), keeping
+   * each endpoint within `perEndpoint` attempts in flight and each site within `perSite`.
+   */
+  async claim(
+    provider: Provider,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    shares: { perEndpoint: number; perSite: number },
+  ): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.driver.run<DeliveryRow>(CLAIM[provider], [
+      now,
+      leaseUntil,
+      limit,
+      shares.perEndpoint,
+      shares.perSite,
+    ]);
     if (rows.length === 0) return [];
     const deliveries = rows.map(toDelivery);
     const endpoints = await this.db.webhookEndpoint.findMany({
@@ -221,8 +268,8 @@ export class WebhookStore {
   }
 
   /**
-   * Enables an endpoint again; its failed deliveries are retried from now (a fresh 24 hours
-   * each), its pending ones resume.
+   * Enables an endpoint again; its failed deliveries are retried and its skipped events (those
+   * recorded while it was disabled) sent, from now (a fresh 24 hours each); its pending ones resume.
    */
   async enable(endpointId: string, now: Date): Promise<void> {
     await this.db.$transaction([
@@ -231,7 +278,7 @@ export class WebhookStore {
         data: { status: "active", disabledReason: null, disabledAt: null },
       }),
       this.db.webhookDelivery.updateMany({
-        where: { endpointId, status: "failed" },
+        where: { endpointId, status: { in: ["failed", "skipped"] } },
         data: { status: "pending", nextAttemptAt: now, createdAt: now, completedAt: null },
       }),
     ]);
@@ -246,8 +293,23 @@ export class WebhookStore {
     });
   }
 
-  /** Deletes the deliveries delivered before `before` (maintenance); failed ones wait for their endpoint to be enabled. */
-  async pruneDelivered(before: Date): Promise<void> {
-    await this.db.webhookDelivery.deleteMany({ where: { status: "delivered", completedAt: { lt: before } } });
+  /** How many events each of `endpointIds` skipped while disabled (those enabling it sends). */
+  async skippedCounts(endpointIds: string[]): Promise<Map<string, number>> {
+    const groups = await this.db.webhookDelivery.groupBy({
+      by: ["endpointId"],
+      where: { endpointId: { in: endpointIds }, status: "skipped" },
+      _count: { _all: true },
+    });
+    return new Map(groups.map((g) => [g.endpointId, g._count._all]));
+  }
+
+  /**
+   * Deletes the deliveries delivered, and the events skipped, before `before` (maintenance);
+   * failed ones wait for their endpoint to be enabled.
+   */
+  async pruneSettled(before: Date): Promise<void> {
+    await this.db.webhookDelivery.deleteMany({
+      where: { status: { in: ["delivered", "skipped"] }, completedAt: { lt: before } },
+    });
   }
 }

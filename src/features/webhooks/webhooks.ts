@@ -21,18 +21,21 @@ export interface EndpointView {
   events: string[];
   source: string;
   status: string;
+  /** Events recorded while it was disabled, not sent (enabling it sends them). */
+  skippedCount: number;
   disabledReason: string | null;
   disabledAt: Date | null;
   createdAt: Date;
 }
 
-const view = (e: WebhookEndpoint): EndpointView => ({
+const view = (e: WebhookEndpoint, skippedCount: number): EndpointView => ({
   id: e.id,
   siteId: e.siteId,
   url: e.url,
   events: JSON.parse(e.events) as string[],
   source: e.source,
   status: e.status,
+  skippedCount,
   disabledReason: e.disabledReason,
   disabledAt: e.disabledAt,
   createdAt: e.createdAt,
@@ -41,7 +44,7 @@ const view = (e: WebhookEndpoint): EndpointView => ({
 export interface EndpointChanges {
   url?: string | null;
   events?: string[] | null;
-  /** true enables a disabled endpoint (its failed deliveries are retried), false disables it. */
+  /** true enables a disabled endpoint (its failed deliveries are retried, its skipped events sent), false disables it. */
   enabled?: boolean | null;
 }
 
@@ -94,8 +97,8 @@ export class Webhooks {
   }
 
   private async enqueue(tx: Tx, event: WebhookEvent): Promise<void> {
-    const endpoints = await this.store.activeEndpoints(tx, event.siteId);
-    const wanted = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type)).map((e) => e.id);
+    const endpoints = await this.store.endpointsOf(tx, event.siteId);
+    const wanted = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type));
     if (wanted.length === 0) return;
     await this.store.enqueue(tx, wanted, {
       messageId: messageIdOf(event),
@@ -129,16 +132,21 @@ export class Webhooks {
       secret,
       events: uniqueEvents(input.events),
     });
-    return { endpoint: view(endpoint), secret };
+    return { endpoint: view(endpoint, 0), secret };
   }
 
   async list(siteId: string): Promise<EndpointView[]> {
     await this.sites.requireReadable(siteId);
-    return (await this.store.list(siteId)).map(view);
+    return this.views(await this.store.list(siteId));
   }
 
   async get(siteId: string, id: string): Promise<EndpointView> {
-    return view(await this.require(siteId, id));
+    return (await this.views([await this.require(siteId, id)]))[0]!;
+  }
+
+  private async views(endpoints: WebhookEndpoint[]): Promise<EndpointView[]> {
+    const skipped = await this.store.skippedCounts(endpoints.map((e) => e.id));
+    return endpoints.map((e) => view(e, skipped.get(e.id) ?? 0));
   }
 
   async update(siteId: string, id: string, changes: EndpointChanges): Promise<EndpointView> {
@@ -159,7 +167,7 @@ export class Webhooks {
     const endpoint = await this.require(siteId, id);
     if (endpoint.source === "config") throw configDeclared(id);
     const secret = newWebhookSecret();
-    return { endpoint: view(await this.store.update(id, { secret })), secret };
+    return { endpoint: (await this.views([await this.store.update(id, { secret })]))[0]!, secret };
   }
 
   async remove(siteId: string, id: string): Promise<void> {

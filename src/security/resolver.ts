@@ -1,6 +1,6 @@
-// Name resolution for origin verification: the system resolver, or the one DNS server named
-// by security.dns_resolver (tests run their own on loopback). The well-known fetch's address
-// lookup and the TXT query both go through it, so both see the same DNS.
+// Name resolution for outbound fetches and origin verification: the system resolver, or the one
+// DNS server named by security.dns_resolver (tests run their own on loopback). The pinned
+// fetches' address lookups and the TXT query all go through it, so all see the same DNS.
 import { promises as dns } from "node:dns";
 
 export interface ResolvedAddress {
@@ -8,11 +8,11 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/** Per query: a verification must not hang on a slow DNS server. */
+/** Per query: a verification or a fetch must not hang on a slow DNS server. */
 const QUERY_TIMEOUT_MS = 2000;
 const QUERY_TRIES = 2;
 
-export class VerificationResolver {
+export class HostResolver {
   private readonly resolver = new dns.Resolver({ timeout: QUERY_TIMEOUT_MS, tries: QUERY_TRIES });
 
   /** `server`: "host:port" of the DNS server to ask, or null for the system resolver. */
