@@ -7,6 +7,7 @@ import { normalizeOrigin } from "../security/origin.ts";
 import { TrustedProxies } from "../security/client-ip.ts";
 import { isValidSiteId } from "../core/identifiers.ts";
 import { HOLD_WORDS_LIMITS } from "./limits.ts";
+import { environmentOverrides } from "./environment.ts";
 
 export interface SiteDeclaration {
   siteId: string;
@@ -255,8 +256,9 @@ export function parseConfigText(text: string, source: string): Record<string, un
   }
 }
 
-/** Reads the configuration file at `path` (TOML). */
-export function loadConfigFile(path: string, overrides: Flat = {}): Config {
+/** Reads the configuration file at `path` (TOML), with the keys `env` sets (src/config/environment.ts) over it. */
+export function loadConfigFile(path: string, overrides: Flat = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const fromEnvironment = environmentOverrides(env);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -264,7 +266,7 @@ export function loadConfigFile(path: string, overrides: Flat = {}): Config {
     throw new ConfigError(`cannot read configuration file ${path}: ${(err as Error).message}`);
   }
   try {
-    return buildConfig(parseConfigText(text, path), overrides);
+    return buildConfig(parseConfigText(text, path), { ...fromEnvironment, ...overrides });
   } catch (err) {
     if (err instanceof ConfigError && !err.message.startsWith(path)) err.message = `${path}: ${err.message}`;
     throw err;
