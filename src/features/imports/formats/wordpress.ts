@@ -1,7 +1,7 @@
 // WordPress eXtended RSS (WXR 1.0, 1.1 and 1.2): <item> elements (posts and pages) with their
 // <wp:comment> children. Elements are matched by local name, whatever prefix the file binds to
 // the wp namespace (its URI names the WXR version).
-import { ImportFileError, parseTime, type SkipReason, type SourceRecord } from "../records.ts";
+import { ImportFileError, parseTime, SOURCE_NAMES, type SkipReason, type SourceRecord } from "../records.ts";
 import type { XmlElement } from "../xml-records.ts";
 import { xmlRecords } from "../xml-records.ts";
 import { authorKey } from "./author-key.ts";
@@ -40,7 +40,11 @@ export function paragraphs(body: string): string {
 }
 
 export async function* wordpressRecords(input: AsyncIterable<Buffer>): AsyncGenerator<SourceRecord> {
-  for await (const item of xmlRecords(input, (name, depth) => depth === 2 && name === "item")) {
+  for await (const item of xmlRecords(
+    input,
+    { root: "rss", name: SOURCE_NAMES.wordpress },
+    (name, depth) => depth === 2 && name === "item",
+  )) {
     const key = text(item, "post_id");
     if (key === null) continue;
     yield {
