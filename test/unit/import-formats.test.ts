@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { commentoRecords } from "../../src/features/imports/formats/commento.ts";
 import { disqusRecords } from "../../src/features/imports/formats/disqus.ts";
 import { remark42Records } from "../../src/features/imports/formats/remark42.ts";
-import { wordpressRecords } from "../../src/features/imports/formats/wordpress.ts";
+import { paragraphs, wordpressRecords } from "../../src/features/imports/formats/wordpress.ts";
 import { htmlMessage } from "../../src/features/imports/matrix-html.ts";
 import { pageSlugOf, parseMapRule, slugOf } from "../../src/features/imports/page-mapping.ts";
 import { serviceJsonlRecords } from "../../src/features/imports/formats/service-jsonl.ts";
@@ -132,4 +132,10 @@ test("a file of another format is refused as not the format --from names, not re
     read(disqusRecords(chunked(wordpressWxr("1.2")))),
     /the file is not a Disqus export: its root element is <rss>, not <disqus>/,
   );
+});
+
+test("WordPress paragraphs: blank lines make paragraphs; HTML that is already a block is kept", () => {
+  assert.equal(paragraphs("a\nb\n\nc"), "<p>a<br>b</p><p>c</p>");
+  assert.equal(paragraphs("<p>x</p>"), "<p>x</p>");
+  assert.equal(htmlMessage(paragraphs("<p>x <b>y</b></p>")).formatted_body, "<p>x <b>y</b></p>");
 });

@@ -30,12 +30,19 @@ function commentTime(comment: XmlElement): number {
   return parseTime(`${given.replace(" ", "T")}Z`, comment.line, "comment_date_gmt");
 }
 
-/** WordPress stores comments as text with inline HTML and shows them with paragraphs made of blank lines. */
+/** Block elements WordPress (wpautop) does not wrap in a paragraph. */
+const BLOCK_START = /^<(p|div|blockquote|pre|ul|ol|table|h[1-6]|hr)[\s>/]/i;
+
+/**
+ * WordPress stores comments as text with inline HTML and shows them with paragraphs made of
+ * blank lines; a chunk that is already a block (this service's export writes its HTML so) is kept
+ * as it is, since a <p> around a <p> would become empty paragraphs.
+ */
 export function paragraphs(body: string): string {
   return body
     .trim()
     .split(/\r?\n\s*\r?\n/)
-    .map((paragraph) => `<p>${paragraph.replace(/\r?\n/g, "<br>")}</p>`)
+    .map((paragraph) => (BLOCK_START.test(paragraph) ? paragraph : `<p>${paragraph.replace(/\r?\n/g, "<br>")}</p>`))
     .join("");
 }
 
