@@ -69,7 +69,10 @@ export async function* xmlRecords(
     if (recordBytes > IMPORT_LIMITS.maxRecordBytes)
       fail(`<${open[0]!.name}> (from line ${open[0]!.line}) is longer than ${IMPORT_LIMITS.maxRecordBytes} characters`);
   };
-  parser.on("doctype", () => fail("a DOCTYPE is not accepted (entity declarations are refused)"));
+  // A hostile file, whatever format it claims: malformed, not another format.
+  parser.on("doctype", () => {
+    throw (failure = new ImportFileError(parser.line, "a DOCTYPE is not accepted (entity declarations are refused)"));
+  });
   parser.on("error", (err) => fail(err.message.replace(/^\d+:\d+: /, "")));
   parser.on("opentag", (tag: SaxesTag) => {
     if (depth === 0 && !rootSeen) {
