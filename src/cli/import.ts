@@ -3,6 +3,7 @@
 //   [--concurrency N]
 // Imports another comment system's export into a site (src/features/imports/). Re-runnable:
 // what a room holds already is not sent again. Exit codes: docs/import-export.md.
+import { accessSync, constants, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildConfig, loadConfigFile, type Config } from "../config/config.ts";
 import { devConfigDocument } from "../config/dev-defaults.ts";
@@ -31,6 +32,14 @@ try {
   if (!IMPORT_SOURCES.includes(values.from as ImportSource))
     throw new Error(`--from must be one of ${IMPORT_SOURCES.join(", ")}`);
   if (positionals.length !== 1) throw new Error("name one file to import");
+  // A file that cannot be read is a usage error, said before the homeserver or database is asked.
+  try {
+    if (!statSync(positionals[0]!).isFile()) throw new Error("it is not a file");
+    accessSync(positionals[0]!, constants.R_OK);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
+    throw new Error(`${positionals[0]}: cannot be read (${reason})`);
+  }
   const since = values.since === undefined ? null : Date.parse(values.since);
   if (since !== null && !Number.isFinite(since)) throw new Error("--since must be a date (ISO 8601)");
   const concurrency = Number(values.concurrency ?? 8);

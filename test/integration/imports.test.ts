@@ -347,6 +347,22 @@ describe("import: malformed files are refused with the line, before anything is 
     assert.ok(run);
   });
 
+  test("a file of another format is refused with its own exit code; a missing file is a usage error", async () => {
+    const wrong = await runImport(configFile, [
+      "--site",
+      siteId,
+      "--from",
+      "disqus",
+      tempFile("w.xml", wordpressWxr("1.2")),
+    ]);
+    assert.equal(wrong.status, 7, wrong.output);
+    assert.match(wrong.report.error, /the file is not a Disqus export: its root element is <rss>, not <disqus>/);
+    assert.match(wrong.output, /nothing was sent/);
+    const missing = await runImport(configFile, ["--site", siteId, "--from", "disqus", "/nonexistent/export.xml"]);
+    assert.equal(missing.status, 2, missing.output);
+    assert.match(missing.output, /^import: \/nonexistent\/export\.xml: cannot be read \(no such file\)\n$/);
+  });
+
   test("a Remark42 line that is not JSON, and a Commento file cut short", async () => {
     const lines = remark42Backup().split("\n");
     lines[3] = lines[3]!.slice(0, 20);

@@ -7,10 +7,16 @@ import { gzipSync } from "node:zlib";
 import { commentoRecords } from "../../src/features/imports/formats/commento.ts";
 import { disqusRecords } from "../../src/features/imports/formats/disqus.ts";
 import { remark42Records } from "../../src/features/imports/formats/remark42.ts";
-import { wordpressRecords } from "../../src/features/imports/formats/wordpress.ts";
+import { paragraphs, wordpressRecords } from "../../src/features/imports/formats/wordpress.ts";
 import { htmlMessage } from "../../src/features/imports/matrix-html.ts";
 import { pageSlugOf, parseMapRule, slugOf } from "../../src/features/imports/page-mapping.ts";
-import { ImportFileError, type SourceComment, type SourceRecord } from "../../src/features/imports/records.ts";
+import { serviceJsonlRecords } from "../../src/features/imports/formats/service-jsonl.ts";
+import {
+  FormatMismatchError,
+  ImportFileError,
+  type SourceComment,
+  type SourceRecord,
+} from "../../src/features/imports/records.ts";
 import { plainBytes } from "../../src/features/imports/source-bytes.ts";
 import { commentoJson, disqusXml, remark42Backup, STORY, wordpressWxr } from "../support/import-fixtures.ts";
 
@@ -93,4 +99,43 @@ test("malformed: a record cut short, a long line, an entity reference without a 
     read(remark42Records(chunked(`{"version":1}\n{"id":"${"x".repeat(9 * 1024 * 1024)}"}\n`, 1 << 20))),
     /line 2: the line is longer/,
   );
+});
+
+test("a file of another format is refused as not the format --from names, not read as an empty one", async () => {
+  const readers = {
+    disqus: disqusRecords,
+    wordpress: wordpressRecords,
+    remark42: remark42Records,
+    commento: commentoRecords,
+    jsonl: serviceJsonlRecords,
+  };
+  const files = {
+    disqus: disqusXml(),
+    wordpress: wordpressWxr("1.2"),
+    remark42: remark42Backup(),
+    commento: commentoJson(),
+    jsonl: `${JSON.stringify({ type: "site", site_id: "s", format: "matrix-comment-service/1" })}\n`,
+  };
+  for (const [from, reader] of Object.entries(readers))
+    for (const [format, file] of Object.entries(files)) {
+      if (format === from) {
+        await read(reader(chunked(file)));
+        continue;
+      }
+      await assert.rejects(
+        read(reader(chunked(file))),
+        (err: unknown) => err instanceof FormatMismatchError && /^line \d+: the file is not /.test(err.message),
+        `${format} read as ${from}`,
+      );
+    }
+  await assert.rejects(
+    read(disqusRecords(chunked(wordpressWxr("1.2")))),
+    /the file is not a Disqus export: its root element is <rss>, not <disqus>/,
+  );
+});
+
+test("WordPress paragraphs: blank lines make paragraphs; HTML that is already a block is kept", () => {
+  assert.equal(paragraphs("a\nb\n\nc"), "<p>a<br>b</p><p>c</p>");
+  assert.equal(paragraphs("<p>x</p>"), "<p>x</p>");
+  assert.equal(htmlMessage(paragraphs("<p>x <b>y</b></p>")).formatted_body, "<p>x <b>y</b></p>");
 });

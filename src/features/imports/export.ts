@@ -6,6 +6,9 @@ import type { Db } from "../../db/client.ts";
 import { ExportStore, type ExportedRow } from "./export-store.ts";
 import { HTML_FORMAT } from "../../contract/matrix-vocabulary.ts";
 
+/** What the jsonl export's site line names as its format. */
+export const EXPORT_FORMAT_ID = "matrix-comment-service/1";
+
 export const EXPORT_FORMATS = ["jsonl", "disqus", "wordpress"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -96,7 +99,7 @@ const parentOf = (comment: ExportedComment) => comment.reply_to ?? comment.threa
 export async function* exportSite(db: Db, siteId: string, format: ExportFormat): AsyncGenerator<string> {
   const exportedAt = new Date().toISOString();
   if (format === "jsonl") {
-    yield `${JSON.stringify({ type: "site", site_id: siteId, exported_at: exportedAt, format: "matrix-comment-service/1" })}\n`;
+    yield `${JSON.stringify({ type: "site", site_id: siteId, exported_at: exportedAt, format: EXPORT_FORMAT_ID })}\n`;
     for await (const page of exportedPages(db, siteId)) {
       yield `${JSON.stringify({ type: "page", page_slug: page.pageSlug })}\n`;
       for await (const comment of page.comments) yield `${JSON.stringify(comment)}\n`;

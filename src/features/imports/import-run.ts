@@ -16,7 +16,7 @@ import {
   type ImportRooms,
 } from "./importer.ts";
 import { pageSlugOf, type MapRule } from "./page-mapping.ts";
-import { ImportFileError, type ImportSource, type SourceRecord } from "./records.ts";
+import { FormatMismatchError, ImportFileError, type ImportSource, type SourceRecord } from "./records.ts";
 import { plainBytes } from "./source-bytes.ts";
 import { Spool } from "./spool-store.ts";
 
@@ -28,6 +28,7 @@ export const IMPORT_EXIT = {
   partial: 4,
   siteNotFound: 5,
   malformedFile: 6,
+  wrongFormat: 7,
 } as const;
 
 const READERS: Record<ImportSource, (input: AsyncIterable<Buffer>) => AsyncGenerator<SourceRecord>> = {
@@ -92,7 +93,9 @@ export async function runImport(
 /** The exit code a finished run answers. */
 export const exitCodeOf = (outcome: ImportOutcome): number =>
   outcome.kind === "malformed"
-    ? IMPORT_EXIT.malformedFile
+    ? outcome.error instanceof FormatMismatchError
+      ? IMPORT_EXIT.wrongFormat
+      : IMPORT_EXIT.malformedFile
     : outcome.report.errors > 0
       ? IMPORT_EXIT.partial
       : IMPORT_EXIT.ok;

@@ -54,6 +54,18 @@ export class ImportFileError extends Error {
   }
 }
 
+/** A file whose head (its root element, its first record) is not the format `--from` names. */
+export class FormatMismatchError extends ImportFileError {}
+
+/** The formats as people name them, for the messages. */
+export const SOURCE_NAMES: Record<ImportSource, string> = {
+  disqus: "a Disqus export",
+  wordpress: "a WordPress WXR export",
+  remark42: "a Remark42 backup",
+  commento: "a Commento export",
+  jsonl: "this service's jsonl export",
+};
+
 /** A date the file gives, as milliseconds since the epoch; an error naming the line when it is none. */
 export function parseTime(text: string | null, line: number, what: string): number {
   const ms = text === null ? Number.NaN : Date.parse(text);

@@ -6,7 +6,7 @@
 // naming the line.
 import { SaxesParser, type SaxesTag } from "saxes";
 import { IMPORT_LIMITS } from "../../config/limits.ts";
-import { ImportFileError } from "./records.ts";
+import { FormatMismatchError, ImportFileError } from "./records.ts";
 import { LineCount, StrictDecoder } from "./source-bytes.ts";
 
 export interface XmlElement {
@@ -35,10 +35,12 @@ function declaredEncoding(head: Buffer): string {
 
 /**
  * Yields the elements for which `isRecord(name, depth)` holds (depth 0 is the root), each once
- * it closes, with its descendants.
+ * it closes, with its descendants. A root element not named `format.root` (its local name), or a
+ * file that is not XML before its root, is a FormatMismatchError.
  */
 export async function* xmlRecords(
   input: AsyncIterable<Buffer>,
+  format: { root: string; name: string },
   isRecord: (name: string, depth: number) => boolean,
 ): AsyncGenerator<XmlElement> {
   const parser = new SaxesParser({ position: true });
@@ -50,8 +52,11 @@ export async function* xmlRecords(
   let depth = 0;
   let recordBytes = 0;
   let failure: ImportFileError | null = null;
+  let rootSeen = false;
   const fail = (reason: string) => {
-    failure ??= new ImportFileError(parser.line, reason);
+    failure ??= rootSeen
+      ? new ImportFileError(parser.line, reason)
+      : new FormatMismatchError(parser.line, `the file is not ${format.name} (not XML: ${reason})`);
     throw failure;
   };
   const addText = (text: string) => {
@@ -64,9 +69,21 @@ export async function* xmlRecords(
     if (recordBytes > IMPORT_LIMITS.maxRecordBytes)
       fail(`<${open[0]!.name}> (from line ${open[0]!.line}) is longer than ${IMPORT_LIMITS.maxRecordBytes} characters`);
   };
-  parser.on("doctype", () => fail("a DOCTYPE is not accepted (entity declarations are refused)"));
+  // A hostile file, whatever format it claims: malformed, not another format.
+  parser.on("doctype", () => {
+    throw (failure = new ImportFileError(parser.line, "a DOCTYPE is not accepted (entity declarations are refused)"));
+  });
   parser.on("error", (err) => fail(err.message.replace(/^\d+:\d+: /, "")));
   parser.on("opentag", (tag: SaxesTag) => {
+    if (depth === 0 && !rootSeen) {
+      const local = tag.name.slice(tag.name.indexOf(":") + 1);
+      if (local !== format.root)
+        throw (failure = new FormatMismatchError(
+          parser.line,
+          `the file is not ${format.name}: its root element is <${tag.name}>, not <${format.root}>`,
+        ));
+      rootSeen = true;
+    }
     if (open.length > 0 || isRecord(tag.name, depth)) {
       const element: XmlElement = {
         name: tag.name,
@@ -112,6 +129,8 @@ export async function* xmlRecords(
   } catch (err) {
     throw failure ?? new ImportFileError(parser.line, (err as Error).message);
   }
-  if (depth > 0 || !decoder) fail(decoder ? "the file ends inside an element" : "the file is empty");
+  if (!decoder) throw new ImportFileError(1, "the file is empty");
+  if (!rootSeen) throw new FormatMismatchError(parser.line, `the file is not ${format.name} (it has no root element)`);
+  if (depth > 0) fail("the file ends inside an element");
   yield* done.splice(0);
 }

@@ -5,7 +5,7 @@
 import { Readable } from "node:stream";
 import { parser } from "stream-json";
 import { IMPORT_LIMITS } from "../../../config/limits.ts";
-import { ImportFileError, parseTime, type SourceRecord } from "../records.ts";
+import { FormatMismatchError, ImportFileError, parseTime, SOURCE_NAMES, type SourceRecord } from "../records.ts";
 import { str } from "./json-lines.ts";
 
 type Container = Record<string, unknown> | unknown[];
@@ -25,6 +25,8 @@ async function* sectionItems(input: AsyncIterable<Buffer>, lines: { line: number
   let text: string | null = null;
   let recordBytes = 0;
   let completed: { section: string; value: unknown } | null = null;
+  /** Whether the root object has named comments or commenters: what fails before is not a Commento export at all. */
+  let hasSection = false;
   const fail = (reason: string) => {
     throw new ImportFileError(lines.line, reason);
   };
@@ -44,16 +46,22 @@ async function* sectionItems(input: AsyncIterable<Buffer>, lines: { line: number
         case "startObject":
         case "startArray":
           if (stack.length === 0 && token.name === "startArray")
-            fail("the file is a JSON array, not a Commento export");
+            throw new FormatMismatchError(lines.line, `the file is not ${SOURCE_NAMES.commento}: it is a JSON array`);
           stack.push({ value: token.name === "startObject" ? {} : [], key: null });
           break;
         case "endObject":
         case "endArray": {
           const done = stack.pop()!;
+          if (stack.length === 0 && !hasSection)
+            throw new FormatMismatchError(
+              lines.line,
+              `the file is not ${SOURCE_NAMES.commento}: its object has neither comments nor commenters`,
+            );
           place(done.value);
           break;
         }
         case "keyValue":
+          if (stack.length === 1 && (token.value === "comments" || token.value === "commenters")) hasSection = true;
           stack[stack.length - 1]!.key = token.value!;
           recordBytes += token.value!.length;
           break;
@@ -90,7 +98,9 @@ async function* sectionItems(input: AsyncIterable<Buffer>, lines: { line: number
     }
   } catch (err) {
     if (err instanceof ImportFileError) throw err;
-    throw new ImportFileError(lines.line, `not JSON (${(err as Error).message})`);
+    const reason = `not JSON (${(err as Error).message})`;
+    if (!hasSection) throw new FormatMismatchError(lines.line, `the file is not ${SOURCE_NAMES.commento}: ${reason}`);
+    throw new ImportFileError(lines.line, reason);
   }
   if (stack.length > 0) fail("the file ends inside the JSON object");
 }

@@ -1,7 +1,7 @@
 // The Disqus XML export (https://help.disqus.com/en/articles/1717164-comments-export): <thread>
 // elements (the pages) and <post> elements (the comments, each naming its thread and parent by
 // dsq:id), in any order.
-import { parseTime, type SourceRecord } from "../records.ts";
+import { parseTime, SOURCE_NAMES, type SourceRecord } from "../records.ts";
 import { child, childText, xmlRecords } from "../xml-records.ts";
 import { authorKey } from "./author-key.ts";
 
@@ -10,6 +10,7 @@ const yes = (text: string | null) => text?.toLowerCase() === "true";
 export async function* disqusRecords(input: AsyncIterable<Buffer>): AsyncGenerator<SourceRecord> {
   for await (const element of xmlRecords(
     input,
+    { root: "disqus", name: SOURCE_NAMES.disqus },
     (name, depth) => depth === 1 && (name === "thread" || name === "post"),
   )) {
     const id = element.attributes["dsq:id"] ?? "";

@@ -2,12 +2,15 @@
 // lines. Text comments are imported with their text as exported (plain, or with its Matrix
 // HTML); deleted ones are skipped; other kinds (media, polls, locations) are counted as
 // unsupported.
-import { ImportFileError, parseTime, type SourceRecord } from "../records.ts";
+import { ImportFileError, parseTime, SOURCE_NAMES, type SourceRecord } from "../records.ts";
 import { jsonObjects, obj, str } from "./json-lines.ts";
 import { HTML_FORMAT } from "../../../contract/matrix-vocabulary.ts";
+import { EXPORT_FORMAT_ID } from "../export.ts";
 
 export async function* serviceJsonlRecords(input: AsyncIterable<Buffer>): AsyncGenerator<SourceRecord> {
-  for await (const { line, value } of jsonObjects(input)) {
+  // The export begins with its site line, naming the format.
+  const isExport = (first: Record<string, unknown>) => first.type === "site" && first.format === EXPORT_FORMAT_ID;
+  for await (const { line, value } of jsonObjects(input, SOURCE_NAMES.jsonl, isExport)) {
     if (value.type === "page") {
       const slug = str(value.page_slug);
       if (slug === null) throw new ImportFileError(line, "a page line needs page_slug");

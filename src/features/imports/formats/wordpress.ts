@@ -1,7 +1,7 @@
 // WordPress eXtended RSS (WXR 1.0, 1.1 and 1.2): <item> elements (posts and pages) with their
 // <wp:comment> children. Elements are matched by local name, whatever prefix the file binds to
 // the wp namespace (its URI names the WXR version).
-import { ImportFileError, parseTime, type SkipReason, type SourceRecord } from "../records.ts";
+import { ImportFileError, parseTime, SOURCE_NAMES, type SkipReason, type SourceRecord } from "../records.ts";
 import type { XmlElement } from "../xml-records.ts";
 import { xmlRecords } from "../xml-records.ts";
 import { authorKey } from "./author-key.ts";
@@ -30,17 +30,28 @@ function commentTime(comment: XmlElement): number {
   return parseTime(`${given.replace(" ", "T")}Z`, comment.line, "comment_date_gmt");
 }
 
-/** WordPress stores comments as text with inline HTML and shows them with paragraphs made of blank lines. */
+/** Block elements WordPress (wpautop) does not wrap in a paragraph. */
+const BLOCK_START = /^<(p|div|blockquote|pre|ul|ol|table|h[1-6]|hr)[\s>/]/i;
+
+/**
+ * WordPress stores comments as text with inline HTML and shows them with paragraphs made of
+ * blank lines; a chunk that is already a block (this service's export writes its HTML so) is kept
+ * as it is, since a <p> around a <p> would become empty paragraphs.
+ */
 export function paragraphs(body: string): string {
   return body
     .trim()
     .split(/\r?\n\s*\r?\n/)
-    .map((paragraph) => `<p>${paragraph.replace(/\r?\n/g, "<br>")}</p>`)
+    .map((paragraph) => (BLOCK_START.test(paragraph) ? paragraph : `<p>${paragraph.replace(/\r?\n/g, "<br>")}</p>`))
     .join("");
 }
 
 export async function* wordpressRecords(input: AsyncIterable<Buffer>): AsyncGenerator<SourceRecord> {
-  for await (const item of xmlRecords(input, (name, depth) => depth === 2 && name === "item")) {
+  for await (const item of xmlRecords(
+    input,
+    { root: "rss", name: SOURCE_NAMES.wordpress },
+    (name, depth) => depth === 2 && name === "item",
+  )) {
     const key = text(item, "post_id");
     if (key === null) continue;
     yield {
