@@ -14,30 +14,7 @@ import { OperatorView } from "./operator.ts";
 import { PagesView, PageView, SiteSettingsView } from "./pages.ts";
 import { BannedView, HeldView } from "./review.ts";
 import { t, type StringKey } from "./strings.ts";
-import { type Access, AccessContext, html, report, shell, useAccess } from "./ui.ts";
-
-interface GovernedSite {
-  siteId: string;
-  role: string | null;
-  pages: Array<{ pageSlug: string; role: string }>;
-}
-
-interface Me {
-  kind: "operator" | "matrix";
-  userId: string | null;
-  sites: GovernedSite[];
-}
-
-/** What the governor may do on a site, from their roles (the operator: everything). */
-function accessOf(me: Me, siteId: string): Access {
-  if (me.kind === "operator") return { manages: true, pages: null };
-  const site = me.sites.find((s) => s.siteId === siteId);
-  if (!site) return { manages: false, pages: [] };
-  return {
-    manages: site.role === "admin" || site.role === "manager",
-    pages: site.role === null ? site.pages.map((p) => p.pageSlug) : null,
-  };
-}
+import { accessOf, AccessContext, html, type Me, report, shell, useAccess } from "./ui.ts";
 
 const route = () => location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
 

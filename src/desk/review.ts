@@ -39,6 +39,13 @@ const HELD_REASONS: Record<string, StringKey> = {
   words: "heldWords",
 };
 
+/** What a review says it did, from the status the mutation answered the comment with. */
+export function reviewNotice(approve: boolean, status: string | undefined): string {
+  if (!approve) return t("rejected");
+  // "Being sent" only when the service says the comment went to the queue.
+  return status === "approved" ? t("approved") : t("approvedNotSent", { status: status ?? "" });
+}
+
 const REVIEWED = `subscription Reviewed($siteId: String!) { siteActivity(siteId: $siteId) { id type } }`;
 
 /** The held comments of the site, or with `pageSlug` of that page, that the governor may review. */
@@ -82,12 +89,7 @@ export function HeldView({ siteId, pageSlug }: { siteId: string; pageSlug?: stri
             submissionId: held.submissionId,
           },
         ),
-      // "Being sent" only when the service says the comment went to the queue.
-      (answer) => {
-        const status = answer[field]?.status;
-        if (!approve) return t("rejected");
-        return status === "approved" ? t("approved") : t("approvedNotSent", { status: status ?? "" });
-      },
+      (answer) => reviewNotice(approve, answer[field]?.status),
     );
     if (ok) setDone((old) => new Set(old).add(held.submissionId));
   };

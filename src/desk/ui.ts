@@ -23,6 +23,30 @@ export interface Access {
   pages: string[] | null;
 }
 
+export interface GovernedSite {
+  siteId: string;
+  role: string | null;
+  pages: Array<{ pageSlug: string; role: string }>;
+}
+
+/** Who is signed in and what they govern (the `me` query). */
+export interface Me {
+  kind: "operator" | "matrix";
+  userId: string | null;
+  sites: GovernedSite[];
+}
+
+/** What the governor may do on a site, from their roles (the operator: everything). */
+export function accessOf(me: Me, siteId: string): Access {
+  if (me.kind === "operator") return { manages: true, pages: null };
+  const site = me.sites.find((s) => s.siteId === siteId);
+  if (!site) return { manages: false, pages: [] };
+  return {
+    manages: site.role === "admin" || site.role === "manager",
+    pages: site.role === null ? site.pages.map((p) => p.pageSlug) : null,
+  };
+}
+
 export const AccessContext = createContext<Access>({ manages: false, pages: [] });
 
 /** The shown site's access, and whether the governor moderates `pageSlug`. */
