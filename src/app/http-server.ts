@@ -25,6 +25,7 @@ import { APPSERVICE_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../config/limits.ts";
 import { serveWidgetAssets } from "../widget/serve.ts";
 import { serveDesk } from "../desk/serve.ts";
 import { allowedHomeservers } from "../features/dashboard/openid.ts";
+import { dashboardSignIn } from "../features/dashboard/routes.ts";
 
 function problemTooLarge(limit: number, path: string, headers: Record<string, string | undefined>): Refusal {
   const body = problem("payload-too-large", 413, `Request bodies are limited to ${limit} bytes.`, { instance: path });
@@ -105,7 +106,18 @@ export function createHttpServer(services: Services, schema: GraphQLSchema, rout
   );
   const proxies = new TrustedProxies(services.config.server.trustedProxies);
   const operatorToken = services.config.security.operatorToken;
-  const graphql = createGraphQLEndpoints(services, schema);
+  // An anonymous GraphQL sign-in spends the REST sign-in's budget (dashboardSignIn's route).
+  const graphql = createGraphQLEndpoints(services, schema, (req) => {
+    const headers = singleValuedHeaders(req);
+    const clientIp = proxies.clientAddress(req.socket.remoteAddress ?? "", headers["x-forwarded-for"]);
+    return rest.spend(dashboardSignIn.rateLimit, {
+      method: req.method ?? "POST",
+      target: req.url ?? "/graphql",
+      headers,
+      clientIp,
+      viaTrustedProxy: proxies.has(req.socket.remoteAddress ?? ""),
+    });
+  });
   // The homeservers the desk may log in to (its sign-in page lists them; its CSP allows them).
   const deskHomeservers = [
     ...allowedHomeservers(services.config.dashboard.openidHomeservers, {

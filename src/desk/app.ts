@@ -14,13 +14,7 @@ import { OperatorView } from "./operator.ts";
 import { PagesView, PageView, SiteSettingsView } from "./pages.ts";
 import { BannedView, HeldView } from "./review.ts";
 import { t, type StringKey } from "./strings.ts";
-import { html, report, shell } from "./ui.ts";
-
-interface Me {
-  kind: "operator" | "matrix";
-  userId: string | null;
-  sites: Array<{ siteId: string; role: string | null; pages: Array<{ pageSlug: string; role: string }> }>;
-}
+import { accessOf, AccessContext, html, type Me, report, shell, useAccess } from "./ui.ts";
 
 const route = () => location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
 
@@ -70,7 +64,10 @@ function App({ homeservers }: { homeservers: Homeserver[] }) {
   const [section, siteId, tab = "feed", arg = ""] = parts;
   let view: unknown;
   if (section === "operator" && me.kind === "operator") view = html`<${OperatorView} />`;
-  else if (section === "site" && siteId) view = html`<${SiteView} siteId=${siteId} tab=${tab} arg=${arg} />`;
+  else if (section === "site" && siteId)
+    view = html`<${AccessContext.Provider} value=${accessOf(me, siteId)}>
+      <${SiteView} siteId=${siteId} tab=${tab} arg=${arg} />
+    </${AccessContext.Provider}>`;
   else view = html`<${Sites} me=${me} />`;
   return html`
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), main.current?.focus())}>${t("skipToContent")}</a>
@@ -155,21 +152,23 @@ const TABS: Array<[string, StringKey]> = [
   ["pages", "pages"],
   ["held", "held"],
   ["banned", "banned"],
-  ["settings", "siteSettings"],
 ];
 
 function SiteView({ siteId, tab, arg }: { siteId: string; tab: string; arg: string }) {
+  // The site's settings are a manager's: a moderator is not shown them.
+  const { manages } = useAccess();
+  const tabs: Array<[string, StringKey]> = manages ? [...TABS, ["settings", "siteSettings"]] : TABS;
   const views: Record<string, () => unknown> = {
     pages: () => html`<${PagesView} siteId=${siteId} />`,
     held: () => html`<${HeldView} siteId=${siteId} />`,
     banned: () => html`<${BannedView} siteId=${siteId} />`,
-    settings: () => html`<${SiteSettingsView} siteId=${siteId} />`,
+    ...(manages && { settings: () => html`<${SiteSettingsView} siteId=${siteId} />` }),
     page: () => html`<${PageView} key=${arg} siteId=${siteId} slug=${arg} />`,
     thread: () => html`<${ThreadView} siteId=${siteId} eventId=${arg} />`,
   };
   return html`<h1>${siteId}</h1>
     <nav class="tabs" aria-label=${siteId}>
-      ${TABS.map(
+      ${tabs.map(
         ([name, label]) =>
           html`<a href=${`#/site/${siteId}/${name}`} aria-current=${tab === name ? "page" : undefined}>${t(label)}</a>`,
       )}

@@ -13,6 +13,7 @@ import {
   listOr,
   MESSAGE_FIELDS,
   report,
+  useAccess,
   useQuery,
   when,
   type Message,
@@ -52,10 +53,13 @@ const DURATIONS: Array<[string, number | null]> = [
   [t("month"), 2_592_000],
   [t("forever"), null],
 ];
+/** A first ban is for a day: long enough to stop a flood, short enough to undo a mistake by itself. */
+const DEFAULT_DURATION = 86_400;
 
-type Dialog = { kind: "delete"; ids: string[] } | { kind: "ban"; row: Row } | null;
+type Dialog = { kind: "delete"; rows: Row[] } | { kind: "ban"; row: Row } | null;
 
 export function Feed({ siteId, pageSlug }: { siteId: string; pageSlug?: string }) {
+  const { manages, moderates } = useAccess();
   const [search, setSearch] = useState("");
   const [rows, setRows] = useState<Row[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -151,7 +155,9 @@ export function Feed({ siteId, pageSlug }: { siteId: string; pageSlug?: string }
       });
   };
 
-  const standing = rows.filter((r) => r.status !== "redacted");
+  // What the governor may act on: comments standing on the pages they moderate.
+  const actionable = (row: Row) => row.status !== "redacted" && moderates(row.pageSlug);
+  const standing = rows.filter(actionable);
   return html`
     <section aria-labelledby="feed-title">
       <div class="toolbar">
@@ -183,7 +189,7 @@ export function Feed({ siteId, pageSlug }: { siteId: string; pageSlug?: string }
           type="button"
           class="danger"
           disabled=${selected.size === 0}
-          onClick=${() => setDialog({ kind: "delete", ids: [...selected] })}
+          onClick=${() => setDialog({ kind: "delete", rows: rows.filter((r) => selected.has(r.eventId)) })}
         >
           ${t("deleteSelected", { n: selected.size })}
         </button>
@@ -212,7 +218,7 @@ export function Feed({ siteId, pageSlug }: { siteId: string; pageSlug?: string }
               <article class=${row.status === "redacted" ? "card gone" : "card"} data-event=${row.eventId}>
                 <header>
                   ${
-                    row.status !== "redacted" &&
+                    actionable(row) &&
                     html`<input
                     type="checkbox"
                     aria-label=${t("select", { name: authorName(row.author) })}
@@ -232,13 +238,19 @@ export function Feed({ siteId, pageSlug }: { siteId: string; pageSlug?: string }
                 ${
                   row.status !== "redacted" &&
                   html`<div class="actions">
-                  <button type="button" class="danger" onClick=${() => setDialog({ kind: "delete", ids: [row.eventId] })}>
-                    ${t("delete")}
-                  </button>
-                  <button type="button" onClick=${() => setDialog({ kind: "ban", row })}>${t("ban")}</button>
-                  <button type="button" class=${pinned.has(row.eventId) ? "on" : undefined} onClick=${() => void pin(row)}>
-                    ${pinned.has(row.eventId) ? t("unpin") : t("pin")}
-                  </button>
+                  ${
+                    actionable(row) &&
+                    html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "delete", rows: [row] })}>
+                      ${t("delete")}
+                    </button>`
+                  }
+                  ${manages && html`<button type="button" onClick=${() => setDialog({ kind: "ban", row })}>${t("ban")}</button>`}
+                  ${
+                    actionable(row) &&
+                    html`<button type="button" class=${pinned.has(row.eventId) ? "on" : undefined} onClick=${() => void pin(row)}>
+                      ${pinned.has(row.eventId) ? t("unpin") : t("pin")}
+                    </button>`
+                  }
                   <a class="button" href=${`#/site/${siteId}/thread/${encodeURIComponent(row.eventId)}`}>${t("context")}</a>
                 </div>`
                 }
@@ -276,6 +288,7 @@ function ActDialog({
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const reason = String(form.get("reason") ?? "") || undefined;
     if (dialog.kind === "delete") {
+      const eventIds = dialog.rows.map((r) => r.eventId);
       const ok = await act(
         () =>
           gql(
@@ -283,13 +296,13 @@ function ActDialog({
             deleteComments(siteId: $siteId, eventIds: $eventIds, reason: $reason) }`,
             {
               siteId,
-              eventIds: dialog.ids,
+              eventIds,
               reason,
             },
           ),
         t("done"),
       );
-      if (ok) deleted(dialog.ids);
+      if (ok) deleted(eventIds);
       if (ok) close();
       return;
     }
@@ -314,17 +327,32 @@ function ActDialog({
   };
   const title =
     dialog.kind === "delete"
-      ? t("deleteTitle", { n: dialog.ids.length })
+      ? t("deleteTitle", { n: dialog.rows.length })
       : t("banTitle", { name: authorName(dialog.row.author) });
+  // The comments the act is about, quoted, so the form says what it acts on.
+  const quoted = dialog.kind === "delete" ? dialog.rows : [dialog.row];
   return html`<form class="dialog" aria-label=${title} onSubmit=${submit} onKeyDown=${(e: KeyboardEvent) => e.key === "Escape" && close()}>
     <h4>${title}</h4>
+    <ul class="quotes">
+      ${quoted.map(
+        (row) => html`<li key=${row.eventId}>
+          <figure>
+            <blockquote class="text">${contentText(row.content)}</blockquote>
+            <figcaption>${t("quoteBy", { name: authorName(row.author), when: when(row.createdAt) })}</figcaption>
+          </figure>
+        </li>`,
+      )}
+    </ul>
     <label>${t("reason")} <input ref=${first} name="reason" maxlength="300" /></label>
     ${
       dialog.kind === "ban" &&
       html`<label
       >${t("duration")}
       <select name="duration">
-        ${DURATIONS.map(([label, seconds]) => html`<option value=${seconds ?? ""}>${label}</option>`)}
+        ${DURATIONS.map(
+          ([label, seconds]) =>
+            html`<option value=${seconds ?? ""} selected=${seconds === DEFAULT_DURATION}>${label}</option>`,
+        )}
       </select></label
     >`
     }

@@ -4,8 +4,9 @@
 import { useState } from "preact/hooks";
 import { gql } from "./api.ts";
 import { Feed } from "./feed.ts";
+import { HeldView } from "./review.ts";
 import { t } from "./strings.ts";
-import { act, html, Table, useQuery, when } from "./ui.ts";
+import { act, html, Table, useAccess, useQuery, when } from "./ui.ts";
 
 interface PageRow {
   slug: string;
@@ -55,7 +56,9 @@ export function PagesView({ siteId }: { siteId: string }) {
   </section>`;
 }
 
+/** A page: its state and settings as the governor may change them, its held comments, its comments. */
 export function PageView({ siteId, slug }: { siteId: string; slug: string }) {
+  const { manages, moderates } = useAccess();
   const query = useQuery<{ dashboardSite: { pages: { edges: Array<{ node: { slug: string; closed: boolean } }> } } }>(
     `query Page($siteId: String!, $search: String) { dashboardSite(siteId: $siteId) {
       pages(first: 100, search: $search) { edges { node { slug closed } } } } }`,
@@ -76,13 +79,16 @@ export function PageView({ siteId, slug }: { siteId: string; slug: string }) {
       <div class="actions">
         <span class="badge">${t(closed ? "pageClosed" : "pageOpen")}</span>
         ${
-          closed
-            ? html`<button type="button" onClick=${() => void setClosed(false)}>${t("reopenPage")}</button>`
-            : html`<button type="button" class="danger" onClick=${() => void setClosed(true)}>${t("closePage")}</button>`
+          !moderates(slug)
+            ? null
+            : closed
+              ? html`<button type="button" onClick=${() => void setClosed(false)}>${t("reopenPage")}</button>`
+              : html`<button type="button" class="danger" onClick=${() => void setClosed(true)}>${t("closePage")}</button>`
         }
       </div>
-      <${HoldForm} siteId=${siteId} pageSlug=${slug} />
+      ${manages && html`<${HoldForm} siteId=${siteId} pageSlug=${slug} />`}
     </section>
+    ${moderates(slug) && html`<${HeldView} siteId=${siteId} pageSlug=${slug} />`}
     <${Feed} siteId=${siteId} pageSlug=${slug} />
   </section>`;
 }

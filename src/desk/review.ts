@@ -2,31 +2,66 @@
 // Held comments (approve or reject, with keyboard shortcuts) and banned authors (unban).
 import { useEffect, useState } from "preact/hooks";
 import { gql, subscribe } from "./api.ts";
-import { t } from "./strings.ts";
-import { act, contentText, html, listOr, Table, typing, useQuery, when } from "./ui.ts";
+import { type StringKey, t } from "./strings.ts";
+import { act, contentText, html, listOr, Table, typing, useAccess, useQuery, when } from "./ui.ts";
 
 interface Held {
   submissionId: string;
   pageSlug: string;
   reason: string | null;
-  authorPublicKey: string;
+  authorDisplayName: string | null;
   createdAt: string;
   content: { type: string; body?: string };
 }
 
-const HELD = `query Held($siteId: String!) { dashboardSite(siteId: $siteId) {
-  held(first: 100) { edges { node { submissionId pageSlug reason authorPublicKey createdAt content } } }
-} }`;
+type HeldLists = Record<string, { edges: Array<{ node: Held }> } | string>;
+
+/**
+ * The held comments the governor may review: the site's (a site role), else those of each page
+ * they moderate (a page moderator may not read the site's list), one aliased list per page.
+ */
+function heldQuery(pages: string[] | null): string {
+  const lists =
+    pages === null
+      ? ["all: held(first: 100) { ...Held }"]
+      : pages.map((_, i) => `p${i}: held(pageSlug: $p${i}, first: 100) { ...Held }`);
+  return `query Held($siteId: String!${pages?.map((_, i) => `, $p${i}: String!`).join("") ?? ""}) {
+    dashboardSite(siteId: $siteId) { siteId ${lists.join(" ")} } }
+    fragment Held on HeldCommentConnection {
+      edges { node { submissionId pageSlug reason authorDisplayName createdAt content } } }`;
+}
+
+/** Why a comment was held, in words. */
+const HELD_REASONS: Record<string, StringKey> = {
+  all: "heldForAll",
+  "first-post": "heldFirstPost",
+  links: "heldLinks",
+  words: "heldWords",
+};
+
+/** What a review says it did, from the status the mutation answered the comment with. */
+export function reviewNotice(approve: boolean, status: string | undefined): string {
+  if (!approve) return t("rejected");
+  // "Being sent" only when the service says the comment went to the queue.
+  return status === "approved" ? t("approved") : t("approvedNotSent", { status: status ?? "" });
+}
 
 const REVIEWED = `subscription Reviewed($siteId: String!) { siteActivity(siteId: $siteId) { id type } }`;
 
-export function HeldView({ siteId }: { siteId: string }) {
-  const query = useQuery<{ dashboardSite: { held: { edges: Array<{ node: Held }> } } }>(HELD, { siteId });
+/** The held comments of the site, or with `pageSlug` of that page, that the governor may review. */
+export function HeldView({ siteId, pageSlug }: { siteId: string; pageSlug?: string }) {
+  const access = useAccess();
+  const pages = pageSlug !== undefined ? [pageSlug] : access.pages;
+  const query = useQuery<{ dashboardSite: HeldLists }>(heldQuery(pages), {
+    siteId,
+    ...Object.fromEntries((pages ?? []).map((slug, i) => [`p${i}`, slug])),
+  });
   const [done, setDone] = useState<Set<string>>(new Set());
   const [at, setAt] = useState(0);
-  const items = (query.data?.dashboardSite.held.edges ?? [])
-    .map((e) => e.node)
-    .filter((h) => !done.has(h.submissionId));
+  const items = Object.values(query.data?.dashboardSite ?? {})
+    .flatMap((list) => (typeof list === "string" ? [] : list.edges.map((e) => e.node)))
+    .filter((h) => !done.has(h.submissionId))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
   // Held, approved and rejected comments arrive with the site's activity: the list is read again.
   useEffect(
@@ -47,14 +82,14 @@ export function HeldView({ siteId }: { siteId: string }) {
     const field = approve ? "approveHeldComment" : "rejectHeldComment";
     const ok = await act(
       () =>
-        gql(
+        gql<Record<string, { status: string }>>(
           `mutation Review($siteId: String!, $submissionId: String!) { ${field}(siteId: $siteId, submissionId: $submissionId) { status } }`,
           {
             siteId,
             submissionId: held.submissionId,
           },
         ),
-      t(approve ? "approved" : "rejected"),
+      (answer) => reviewNotice(approve, answer[field]?.status),
     );
     if (ok) setDone((old) => new Set(old).add(held.submissionId));
   };
@@ -74,7 +109,7 @@ export function HeldView({ siteId }: { siteId: string }) {
   });
 
   return html`<section aria-labelledby="held-title">
-    <h3 id="held-title">${t("held")}</h3>
+    <h3 id="held-title">${pageSlug !== undefined ? t("heldOnPage") : t("held")}</h3>
     <p class="muted">${t("heldShortcuts")}</p>
     ${listOr(
       t("noHeld"),
@@ -88,10 +123,13 @@ export function HeldView({ siteId }: { siteId: string }) {
               data-submission=${held.submissionId}
             >
               <header>
-                <strong class="author">${held.authorPublicKey.slice(0, 10)}…</strong>
+                <strong class="author">${held.authorDisplayName || t("unnamedVisitor")}</strong>
                 <a href=${`#/site/${siteId}/page/${held.pageSlug}`}>${held.pageSlug}</a>
                 <time datetime=${held.createdAt}>${when(held.createdAt)}</time>
-                ${held.reason && html`<span class="badge">${t("heldReason", { reason: held.reason })}</span>`}
+                ${
+                  held.reason &&
+                  html`<span class="badge">${t("heldReason", { reason: HELD_REASONS[held.reason] ? t(HELD_REASONS[held.reason]!) : held.reason })}</span>`
+                }
               </header>
               <p class="text">${contentText(held.content)}</p>
               <div class="actions">
@@ -109,6 +147,7 @@ export function HeldView({ siteId }: { siteId: string }) {
 interface Banned {
   userId: string;
   publicKey: string | null;
+  displayName: string | null;
   reason: string | null;
   bannedBy: string;
   bannedAt: string;
@@ -116,9 +155,10 @@ interface Banned {
 }
 
 export function BannedView({ siteId }: { siteId: string }) {
+  const { manages } = useAccess();
   const query = useQuery<{ dashboardSite: { bannedAuthors: { edges: Array<{ node: Banned }> } } }>(
     `query Banned($siteId: String!) { dashboardSite(siteId: $siteId) {
-      bannedAuthors(first: 100) { edges { node { userId publicKey reason bannedBy bannedAt expiresAt } } } } }`,
+      bannedAuthors(first: 100) { edges { node { userId publicKey displayName reason bannedBy bannedAt expiresAt } } } } }`,
     { siteId },
   );
   const items = (query.data?.dashboardSite.bannedAuthors.edges ?? []).map((e) => e.node);
@@ -146,14 +186,20 @@ export function BannedView({ siteId }: { siteId: string }) {
       rows=${items}
       rowKey=${(ban: Banned) => ban.userId}
       columns=${[
-        ["author", (ban: Banned) => html`<span class="id">${ban.userId}</span>`],
+        // A visitor by their name (their Matrix id is the service's own); a Matrix account by its id.
+        ["author", (ban: Banned) => (ban.publicKey ? ban.displayName || t("unnamedVisitor") : ban.userId)],
         ["why", (ban: Banned) => ban.reason],
         ["bannedBy", (ban: Banned) => ban.bannedBy],
         ["until", (ban: Banned) => (ban.expiresAt ? when(ban.expiresAt) : t("forever"))],
-        [
-          "actions",
-          (ban: Banned) => html`<button type="button" onClick=${() => void unban(ban)}>${t("unban")}</button>`,
-        ],
+        // Unbanning is a manager's.
+        ...(manages
+          ? [
+              [
+                "actions",
+                (ban: Banned) => html`<button type="button" onClick=${() => void unban(ban)}>${t("unban")}</button>`,
+              ],
+            ]
+          : []),
       ]}
     />
   </section>`;

@@ -3,11 +3,57 @@
 // its own; Preact escapes every string it renders, so text anyone posted stays text), the
 // status line, queries as hooks, and mutations that report how they went.
 import { html } from "htm/preact";
-import { useEffect, useState } from "preact/hooks";
+import { createContext } from "preact";
+import { useContext, useEffect, useState } from "preact/hooks";
 import { DeskError, gql, SIGNED_OUT } from "./api.ts";
 import { t, type StringKey } from "./strings.ts";
 
 export { html };
+
+/**
+ * What the signed-in governor may do on the site shown, from their roles (`me`), as the
+ * service checks them: acting on a comment, closing a page and reviewing held comments need a
+ * moderator's role on its page (a site role counts on every page); banning, unbanning and the
+ * hold settings need a site manager. Views show only the acts that apply.
+ */
+export interface Access {
+  /** A site admin or manager (the operator too). */
+  manages: boolean;
+  /** The pages the governor moderates; null: every page (a site role). */
+  pages: string[] | null;
+}
+
+export interface GovernedSite {
+  siteId: string;
+  role: string | null;
+  pages: Array<{ pageSlug: string; role: string }>;
+}
+
+/** Who is signed in and what they govern (the `me` query). */
+export interface Me {
+  kind: "operator" | "matrix";
+  userId: string | null;
+  sites: GovernedSite[];
+}
+
+/** What the governor may do on a site, from their roles (the operator: everything). */
+export function accessOf(me: Me, siteId: string): Access {
+  if (me.kind === "operator") return { manages: true, pages: null };
+  const site = me.sites.find((s) => s.siteId === siteId);
+  if (!site) return { manages: false, pages: [] };
+  return {
+    manages: site.role === "admin" || site.role === "manager",
+    pages: site.role === null ? site.pages.map((p) => p.pageSlug) : null,
+  };
+}
+
+export const AccessContext = createContext<Access>({ manages: false, pages: [] });
+
+/** The shown site's access, and whether the governor moderates `pageSlug`. */
+export function useAccess(): Access & { moderates: (pageSlug: string) => boolean } {
+  const access = useContext(AccessContext);
+  return { ...access, moderates: (pageSlug) => access.pages === null || access.pages.includes(pageSlug) };
+}
 
 /** Set by the shell: the status line, and what signing out (a refused session) does. */
 export const shell = {
@@ -51,11 +97,14 @@ export function useQuery<T>(query: string, variables: Record<string, unknown>): 
   return { ...state, reload: () => setRound((n) => n + 1) };
 }
 
-/** Runs a mutation; says `success` (or why it failed) on the status line. Whether it succeeded. */
-export async function act(run: () => Promise<unknown>, success: string): Promise<boolean> {
+/**
+ * Runs a mutation; says `success` (or what it makes of the answer) or why it failed on the
+ * status line. Whether it succeeded.
+ */
+export async function act<T>(run: () => Promise<T>, success: string | ((answer: T) => string)): Promise<boolean> {
   try {
-    await run();
-    shell.notify(success);
+    const answer = await run();
+    shell.notify(typeof success === "string" ? success : success(answer));
     return true;
   } catch (err) {
     report(err);
@@ -82,8 +131,7 @@ export interface Message {
 
 export const MESSAGE_FIELDS = "eventId status createdAt content author { type publicKey mxid displayName }";
 
-export const authorName = (author: Author) =>
-  author.displayName || author.mxid || (author.publicKey ? `${author.publicKey.slice(0, 10)}…` : t("anonymous"));
+export const authorName = (author: Author) => author.displayName || author.mxid || t("unnamedVisitor");
 
 /** A comment's text as text (Preact escapes it); other kinds by their type. */
 export function contentText(content: { type: string; body?: string }): string {

@@ -274,9 +274,10 @@ export class RestApi {
   /**
    * One unit of the client's budget; 429 with the budget's fixed Retry-After when it is spent. A
    * promise only where the budget's store answers asynchronously (shared budgets): an in-process
-   * budget costs no turn of the event loop.
+   * budget costs no turn of the event loop. Public for what spends a route's budget outside the
+   * route table (an anonymous /graphql sign-in spends the REST sign-in's).
    */
-  private spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> | undefined {
+  spend(name: RateLimitName | undefined, request: RequestHead): Promise<void> | undefined {
     const limiter = name && this.limiters?.[name];
     if (!limiter) return undefined;
     const taken = limiter.take(request.clientIp, Date.now());

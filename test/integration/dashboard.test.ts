@@ -8,7 +8,15 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createClient } from "graphql-sse";
 import { MatrixNames } from "../../src/matrix/names.ts";
-import { eventually, PROVIDERS, serviceFor, TEST_ORIGIN, uniqueSiteId, type TestService } from "../support/harness.ts";
+import {
+  eventually,
+  PROVIDERS,
+  serviceFor,
+  startTestService,
+  TEST_ORIGIN,
+  uniqueSiteId,
+  type TestService,
+} from "../support/harness.ts";
 import { getState, matrixRequest, registerMatrixUser, resolveAlias } from "../support/matrix.ts";
 import { TEST_OPERATOR_TOKEN, TEST_SERVER_NAME, TEST_NAMESPACE_PREFIX } from "../support/environment.ts";
 import { signatureArrays } from "../../src/contract/signatures.ts";
@@ -90,9 +98,8 @@ for (const provider of PROVIDERS) {
   describe(`dashboards (${provider})`, () => {
     const site = uniqueSiteId("dash");
     const otherSite = uniqueSiteId("dash2");
-    const ctx = serviceFor(provider, {
-      sites: { [site]: { origins: [TEST_ORIGIN] }, [otherSite]: { origins: [TEST_ORIGIN] } },
-    });
+    const sites = { [site]: { origins: [TEST_ORIGIN] }, [otherSite]: { origins: [TEST_ORIGIN] } };
+    const ctx = serviceFor(provider, { sites });
     const pageA = `a-${randomBytes(3).toString("hex")}`;
     const pageB = `b-${randomBytes(3).toString("hex")}`;
     let visitor: Visitor;
@@ -173,6 +180,39 @@ for (const provider of PROVIDERS) {
       }
     });
 
+    test("an OpenID token opens one session: exchanged again, here or on another instance of the database, it is refused", async () => {
+      const openId = await openIdToken(admin);
+      const exchange = (service: TestService) =>
+        fetch(`${service.url}${SESSIONS}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ matrix_server_name: openId.matrix_server_name, access_token: openId.access_token }),
+        });
+      const first = await exchange(ctx.service);
+      assert.equal(first.status, 201, await first.text());
+      const again = await expectProblem(await exchange(ctx.service), 403, "openid-token-invalid");
+      assert.match(again.detail, /already exchanged/);
+      // Another instance (or this one restarted) shares the database, and so what was exchanged.
+      const other = await startTestService({
+        databaseUrl: ctx.service.config.database.url,
+        sites,
+        worker: false,
+        overrides: { "server.listen_port": 0 },
+      });
+      try {
+        await expectProblem(await exchange(other), 403, "openid-token-invalid");
+        const fresh = await openIdToken(admin);
+        const res = await fetch(`${other.url}${SESSIONS}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ matrix_server_name: fresh.matrix_server_name, access_token: fresh.access_token }),
+        });
+        assert.equal(res.status, 201, await res.text());
+      } finally {
+        await other.stop();
+      }
+    });
+
     test("sign-in refusals: a forged token, a homeserver not allowed, malformed bodies", async () => {
       const signInWith = (body: unknown) =>
         fetch(`${ctx.service.url}${SESSIONS}`, {
@@ -229,6 +269,42 @@ for (const provider of PROVIDERS) {
           }),
           403,
           "invalid-session",
+        );
+    });
+
+    test("GraphQL dashboardSignIn signs in a caller without credentials, as the REST sign-in; nothing else is theirs", async () => {
+      const SIGN_IN = `mutation S($server: String!, $token: String!) {
+        dashboardSignIn(matrixServerName: $server, accessToken: $token) { sessionToken userId expiresAt cookie } }`;
+      const newcomer = await registerMatrixUser(`dashnew${randomBytes(4).toString("hex")}`);
+      const openId = await openIdToken(newcomer);
+      const variables = { server: openId.matrix_server_name, token: openId.access_token };
+      const session = (await ok(gql(ctx.service, SIGN_IN, variables))).dashboardSignIn;
+      assert.equal(session.userId, newcomer.userId);
+      assert.match(
+        session.cookie,
+        new RegExp(`^dashboard_session=${session.sessionToken}; Path=/; Max-Age=\\d+; HttpOnly`),
+      );
+      assert.equal((await ok(gql(ctx.service, ME, {}, bearer(session.sessionToken)))).me.userId, newcomer.userId);
+      // Its token is spent; and a document asking for more than the sign-in is refused before GraphQL runs.
+      await refused(gql(ctx.service, SIGN_IN, variables), 403, "openid-token-invalid");
+      const more = `mutation S($server: String!, $token: String!) {
+        dashboardSignIn(matrixServerName: $server, accessToken: $token) { userId }
+        closePage(siteId: "${site}", pageSlug: "${pageA}") }`;
+      for (const [path, query] of [
+        ["/graphql", more],
+        ["/graphql", `query { dashboardSignIn: me { kind } }`],
+        ["/graphql", "not graphql"],
+        ["/graphql/stream", `subscription { siteActivity(siteId: "${site}") { id } }`],
+      ] as const)
+        await expectProblem(
+          await fetch(`${ctx.service.url}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "text/event-stream" },
+            body: JSON.stringify({ query, variables }),
+          }),
+          403,
+          "not-signed-in",
+          query,
         );
     });
 
@@ -533,6 +609,33 @@ for (const provider of PROVIDERS) {
       }
     });
 
+    test("a refused activity subscription says why: its error carries the code and status", async () => {
+      const client = createClient({
+        url: `${ctx.service.url}/graphql/stream`,
+        headers: bearer(sessions.outsider!),
+        retryAttempts: 0,
+      });
+      try {
+        const errors = await new Promise<any[]>((resolve, reject) => {
+          client.subscribe(
+            {
+              query: `subscription A($siteId: String!) { siteActivity(siteId: $siteId) { id } }`,
+              variables: { siteId: site },
+            },
+            {
+              next: (value) => value.errors && resolve(value.errors as any[]),
+              error: reject,
+              complete: () => reject(new Error("completed without an error")),
+            },
+          );
+        });
+        assert.equal(errors[0].extensions?.code, "not-a-governor", JSON.stringify(errors));
+        assert.equal(errors[0].extensions?.status, 403, JSON.stringify(errors));
+      } finally {
+        client.dispose();
+      }
+    });
+
     test("a redaction made in Matrix shows in the dashboard's reads", async () => {
       const redacted = await eventually(
         async () => {
@@ -548,6 +651,21 @@ for (const provider of PROVIDERS) {
         redacted.edges.map((e: any) => e.node.eventId),
         [comments.first],
       );
+      // A page's count is of its standing comments, as the public count has it.
+      const counted = await fetch(`${ctx.service.url}/api/v1/sites/${site}/page-counts`, {
+        method: "QUERY",
+        headers: { "content-type": "application/json", origin: TEST_ORIGIN },
+        body: JSON.stringify({ pages: [pageA] }),
+      });
+      const publicCount = ((await counted.json()) as any).data[0].comment_count;
+      const pages = (await ok(gql(ctx.service, PAGES, { siteId: site, search: pageA }, bearer(sessions.admin!))))
+        .dashboardSite.pages;
+      const all = (
+        await ok(gql(ctx.service, COMMENTS, { siteId: site, pageSlug: pageA, first: 100 }, bearer(sessions.admin!)))
+      ).dashboardSite.comments.edges;
+      assert.equal(pages.edges[0].node.commentCount, publicCount);
+      assert.equal(publicCount, all.filter((e: any) => e.node.status !== "redacted").length);
+      assert.ok(all.length > publicCount, "the deleted comment is still listed, not counted");
     });
 
     test("the session cookie: same-origin requests pass, a request without our Origin is refused", async () => {

@@ -63,6 +63,10 @@ async function onCard(page: Page, text: string, label: string): Promise<void> {
   await control.click();
 }
 
+/** The texts of the comments the open delete or ban form quotes. */
+const quotedInDialog = (page: Page) =>
+  page.$$eval("form.dialog blockquote", (quotes) => quotes.map((q) => q.textContent ?? ""));
+
 /** axe finds no WCAG 2.1 A/AA violation in the desk as shown; then a screenshot of it. */
 async function checkDesk(page: Page, name: string): Promise<void> {
   assert.deepEqual(await axeViolations(page, "body"), [], `${name}: no violation`);
@@ -217,6 +221,8 @@ for (const provider of PROVIDERS) {
 
     test("deleting it with a reason: it disappears live from the widget", async () => {
       await onCard(desk, "Hello from a visitor", "Delete");
+      // The form quotes the comment it deletes.
+      assert.deepEqual(await quotedInDialog(desk), ["Hello from a visitor"]);
       await desk.type("form.dialog input[name=reason]", "off topic");
       await desk.click("form.dialog button[type=submit]");
       await waitInWidget(visitor, () => !commentWith("Hello from a visitor"));
@@ -227,8 +233,16 @@ for (const provider of PROVIDERS) {
 
     test("banning its author: their next post is refused and the widget says why; unbanned from the list", async () => {
       await onCard(desk, "markup", "Ban author");
+      // The form names the comment's author and quotes the comment; a day unless chosen otherwise.
+      const dialog = await desk.$eval("form.dialog h4", (h) => h.textContent ?? "");
+      assert.match(dialog, /^Ban this comment's author, Visitor \w+, from every page of the site$/);
+      assert.deepEqual(await quotedInDialog(desk), [HOSTILE]);
+      assert.equal(
+        await desk.$eval("form.dialog select[name=duration]", (s) => (s as HTMLSelectElement).value),
+        "86400",
+      );
       await desk.type("form.dialog input[name=reason]", `spam ${HOSTILE}`);
-      await desk.select("form.dialog select[name=duration]", "86400");
+      await desk.select("form.dialog select[name=duration]", "604800");
       await desk.click("form.dialog button[type=submit]");
       await waitText(desk, "Done.");
       await postInWidget(visitor, "Am I still welcome?");
@@ -237,6 +251,9 @@ for (const provider of PROVIDERS) {
       );
       await desk.click(`a[href="#/site/${site}/banned"]`);
       await waitText(desk, "spam <img src=x");
+      // The author by their name, not the service's Matrix id of them.
+      const author = await desk.$eval("table[data-list=banned] tbody td", (td) => td.textContent ?? "");
+      assert.match(author, /^Visitor \w+$/);
       await assertInert(desk);
       await checkDesk(desk, "banned");
       await desk.click("table button");
@@ -317,6 +334,9 @@ for (const provider of PROVIDERS) {
       await waitInWidget(newcomer, (root) => root.textContent!.includes("Awaiting review"));
       await desk.click(`a[href="#/site/${site}/held"]`);
       await waitText(desk, "My very first post");
+      // Who wrote it (the widget gave no name) and why it is held, in words.
+      await waitText(desk, "A visitor without a name");
+      await waitText(desk, "Held because it is the author's first comment on the site");
       await assertInert(desk);
       await checkDesk(desk, "held");
       await desk.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
@@ -326,6 +346,60 @@ for (const provider of PROVIDERS) {
       await waitText(desk, "Approved");
       await waitInWidget(newcomer, () => !!commentWith("My very first post"), 30_000);
       await waitInWidget(newcomer, (root) => !root.textContent!.includes("Awaiting review"));
+    });
+
+    test("a page moderator reviews their page's held comments; what they may not do is not offered", async () => {
+      const pageModerator = await registerMatrixUser(`deskpagemod${randomBytes(4).toString("hex")}`);
+      const room = await resolveAlias(names.alias(names.roomAliasLocalpart(site, slug)));
+      await matrixRequest("POST", `/_matrix/client/v3/join/${enc(room)}`, pageModerator.token, {});
+      await setLevels(room, { [pageModerator.userId]: 50 });
+      const newcomer = await demoPageClient(service.url, site, demo.url);
+      await newcomer.postComment(slug, { content: "Grace's first words", displayName: "Grace Newcomer" });
+      const page = await openDesk(await browser.createBrowserContext(), `${service.url}/admin`);
+      await page.waitForSelector("input[name=user]");
+      await page.type("input[name=user]", pageModerator.userId);
+      await page.type("input[name=password]", PASSWORD);
+      await page.click("form:has(input[name=user]) button[type=submit]");
+      await waitText(page, `Signed in as ${pageModerator.userId}`);
+      // Their role is read from the projected power levels: the site shows once they are.
+      await eventually(async () => {
+        await page.reload();
+        return page
+          .waitForSelector(`a[href="#/site/${site}"]`, { timeout: 2_000 })
+          .then(() => true)
+          .catch(() => false);
+      });
+      await page.click(`a[href="#/site/${site}"]`);
+      await waitText(page, "An early comment");
+      const failure = () => page.$eval("p[role=status]", (p) => (p.classList.contains("error") ? p.textContent : null));
+      // The feed offers delete and pin on their page's comments; banning is a site manager's.
+      const acts = await page.$$eval("article.card .actions > button", (buttons) =>
+        buttons.map((b) => b.textContent?.trim()),
+      );
+      assert.ok(acts.includes("Delete") && acts.includes("Pin"), JSON.stringify(acts));
+      assert.ok(!acts.includes("Ban author"), JSON.stringify(acts));
+      assert.equal(await page.$(`a[href="#/site/${site}/settings"]`), null, "no site settings");
+      // The held tab lists what they may review: the held comments of the page they moderate.
+      await page.click(`a[href="#/site/${site}/held"]`);
+      await waitText(page, "Grace's first words");
+      await waitText(page, "Grace Newcomer");
+      assert.equal(await failure(), null);
+      await checkDesk(page, "held-page-moderator");
+      await page.click(`a[href="#/site/${site}/banned"]`);
+      await waitText(page, "No author is banned.");
+      assert.equal(await failure(), null);
+      // The page view: its held comments and closing it, not the hold settings (a manager's).
+      await page.evaluate((s: string, p: string) => (location.hash = `#/site/${s}/page/${p}`), site, slug);
+      await waitText(page, "Held for review on this page");
+      await waitText(page, "Grace's first words");
+      assert.ok(await page.$("button.danger"), "close is offered");
+      assert.equal(await page.$("select[name=mode]"), null, "no hold settings");
+      await checkDesk(page, "page-page-moderator");
+      await onCard(page, "Grace's first words", "Approve");
+      await waitText(page, "Approved: it is being sent.");
+      await listed("Grace's first words");
+      assert.equal(await failure(), null);
+      await page.browserContext().close();
     });
 
     test("bulk delete: two comments selected, deleted with one reason", async () => {

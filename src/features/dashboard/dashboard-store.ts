@@ -57,7 +57,8 @@ export class DashboardStore {
 
   /**
    * Up to `take` of the site's pages (every page with a room or a comment) in `order` (slug
-   * ascending; last activity or comment count descending, then slug), after `after`.
+   * ascending; last activity or comment count descending, then slug), after `after`. The count
+   * is of standing comments, as the public page counts have it (a deleted one leaves it).
    */
   async pages(siteId: string, order: PageOrder, search: string | null, after: PageCursor | null, take: number) {
     const { column, direction } = ORDER_SQL[order];
@@ -72,7 +73,7 @@ export class DashboardStore {
     const rows = await this.db.$queryRaw<Array<{ slug: string; commentCount: unknown; lastActivity: unknown }>>`
       SELECT slug, "commentCount", "lastActivity" FROM (
         SELECT p.slug,
-          COALESCE((SELECT c."count" FROM "PageCommentCount" c WHERE c."siteId" = ${siteId} AND c."pageSlug" = p.slug), 0) AS "commentCount",
+          (SELECT COUNT(*) FROM "Comment" c WHERE c."siteId" = ${siteId} AND c."pageSlug" = p.slug AND c."status" <> 'redacted') AS "commentCount",
           COALESCE((SELECT MAX(m."originServerTs") FROM "Comment" m WHERE m."siteId" = ${siteId} AND m."pageSlug" = p.slug), 0) AS "lastActivity"
         FROM (
           SELECT "pageSlug" AS slug FROM "Room" WHERE "siteId" = ${siteId}

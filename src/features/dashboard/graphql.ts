@@ -117,7 +117,9 @@ export const DashboardPageType = builder.objectRef<DashboardPage>("DashboardPage
   description: "A page of the site: every page with a room or a comment.",
   fields: (t) => ({
     slug: t.exposeString("slug"),
-    commentCount: t.exposeInt("commentCount", { description: "Comments on the page, deleted ones included." }),
+    commentCount: t.exposeInt("commentCount", {
+      description: "Standing comments on the page: deleted ones leave the count, as in the public page counts.",
+    }),
     lastActivityAt: t.field({
       type: "DateTime",
       nullable: true,

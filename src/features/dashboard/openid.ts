@@ -46,7 +46,7 @@ const tokenRefused = () =>
   new DomainError(
     "openid-token-invalid",
     403,
-    "The homeserver does not vouch for this OpenID token (forged, expired or used up).",
+    "The homeserver does not vouch for this OpenID token (forged or expired).",
   );
 
 const homeserverUnavailable = (serverName: string, why: string) =>

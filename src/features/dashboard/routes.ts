@@ -21,7 +21,7 @@ export const dashboardSignIn: OperationRoute<SignedIn, typeof requestBodies.dash
     "(`GET /_matrix/federation/v1/openid/userinfo`) who it names. Only homeservers in dashboard.openid_homeservers are asked " +
     "(default: the service's own). The session is a bearer token and an HttpOnly SameSite=Strict cookie (Secure over HTTPS); " +
     "what it may read and do is the user's roles from power levels, checked on every call. " +
-    "403 openid-token-invalid: the homeserver does not vouch for the token (forged, expired); " +
+    "403 openid-token-invalid: the homeserver does not vouch for the token (forged, expired), or it was already exchanged (a token signs in once); " +
     "403 homeserver-not-allowed. 502 openid-homeserver-unreachable: the homeserver could not be asked, or answered nonsense. " +
     "Spends the verificationConfirm budget (a request that makes the service ask another server).",
   auth: "public",

@@ -1,5 +1,6 @@
-// DashboardSession rows: a signed-in Matrix user's session, by the SHA-256 of its token.
-import type { Db } from "../../db/client.ts";
+// DashboardSession rows: a signed-in Matrix user's session, by the SHA-256 of its token; and
+// SpentOpenIdToken rows: the OpenID tokens already exchanged for one.
+import { type Db, isUniqueViolation } from "../../db/client.ts";
 
 export interface SessionRow {
   id: string;
@@ -27,8 +28,23 @@ export class SessionStore {
     return (await this.db.dashboardSession.deleteMany({ where: { tokenHash } })).count > 0;
   }
 
-  /** Drops expired sessions (what signing in sweeps, so the table holds live sessions only). */
+  /**
+   * Records an OpenID token as exchanged, until `expiresAt`; false when it already was. One
+   * insert on the primary key, so of two instances exchanging the same token at once one wins.
+   */
+  async spendOpenIdToken(tokenHash: string, expiresAt: Date): Promise<boolean> {
+    try {
+      await this.db.spentOpenIdToken.create({ data: { tokenHash, expiresAt } });
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Drops expired sessions and spent tokens (what signing in sweeps, so both tables stay small). */
   async deleteExpired(now: Date): Promise<void> {
     await this.db.dashboardSession.deleteMany({ where: { expiresAt: { lte: now } } });
+    await this.db.spentOpenIdToken.deleteMany({ where: { expiresAt: { lte: now } } });
   }
 }

@@ -25,6 +25,7 @@ import { checkBulkSize, type Moderation } from "./moderation.ts";
 import { isClosed, roomPins, roomPowerLevels } from "./page-closure.ts";
 import type { HeldSubmission } from "./moderation-store.ts";
 import { EventType } from "../../contract/matrix-vocabulary.ts";
+import { virtualUsers } from "../../projection/virtual-user-store.ts";
 import { MAX_BULK_DELETE } from "../../config/limits.ts";
 
 declare module "../../graphql/context.ts" {
@@ -67,6 +68,11 @@ export const HeldComment = builder.objectRef<HeldSubmission>("HeldComment").impl
     pageSlug: t.exposeString("pageSlug"),
     kind: t.exposeString("kind", { description: "comment.post, poll.create or location.post." }),
     authorPublicKey: t.exposeString("authorPublicKey"),
+    authorDisplayName: t.string({
+      nullable: true,
+      description: "The name the author gave with the comment; null: none.",
+      resolve: (h) => (JSON.parse(h.payload) as SubmissionPayload).displayName,
+    }),
     status: t.string({
       description:
         '"held", "approved" (queued for Matrix, or sent), "rejected", or "failed" (the homeserver refused it: error says why).',
@@ -96,12 +102,21 @@ export const HeldComment = builder.objectRef<HeldSubmission>("HeldComment").impl
 const publicStatus = (status: string) =>
   status === "held" || status === "rejected" || status === "failed" ? status : "approved";
 
-const BannedAuthor = builder.objectRef<SiteBan>("BannedAuthor").implement({
+/** A ban with its visitor's name where the list read it (banAuthor's answer has none). */
+type NamedBan = SiteBan & { displayName?: string | null };
+
+const BannedAuthor = builder.objectRef<NamedBan>("BannedAuthor").implement({
   description:
     "An author banned from a site: by a dashboard (banned in the site's Space and every page room) or by a ban made in one of the site's rooms in Matrix.",
   fields: (t) => ({
     userId: t.exposeString("userId", { description: "The Matrix user: a visitor's virtual user or a Matrix account." }),
     publicKey: t.exposeString("publicKey", { nullable: true, description: "Set for visitors." }),
+    displayName: t.string({
+      nullable: true,
+      description:
+        "A visitor's display name on the site (in bannedAuthors); null for a Matrix account (its userId names it).",
+      resolve: (b) => b.displayName ?? null,
+    }),
     reason: t.exposeString("reason", { nullable: true }),
     bannedBy: t.exposeString("bannedBy", { description: 'A Matrix user id, or "operator".' }),
     bannedAt: t.expose("createdAt", { type: "DateTime" }),
@@ -141,7 +156,7 @@ async function bannedAuthors(
   siteId: string,
   first: number | null,
   after: string | null,
-): Promise<Connection<SiteBan>> {
+): Promise<Connection<NamedBan>> {
   const take = checkFirst(first);
   const cursor = after === null ? null : decodeKeysetCursor(after, "banned");
   const rows = await ctx.services.moderation.bans(
@@ -149,9 +164,15 @@ async function bannedAuthors(
     cursor && { createdAt: cursor.at, userId: cursor.id },
     take + 1,
   );
+  // The visitors' names, in one read for the page of bans.
+  const visitors = await virtualUsers(
+    ctx.services.db,
+    rows.filter((b) => b.publicKey !== null).map((b) => b.userId),
+  );
+  const names = new Map(visitors.map((v) => [v.userId, v.displayName]));
   return connection(rows, take, (b) => ({
     cursor: encodeKeysetCursor("banned", { at: b.createdAt, id: b.userId }),
-    node: b,
+    node: { ...b, displayName: names.get(b.userId) ?? null },
   }));
 }
 
