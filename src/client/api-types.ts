@@ -1442,6 +1442,8 @@ export interface components {
         PendingComment: {
             /** @description The 202's submission_id. */
             submission_id: string;
+            /** @description The name the author gave with it; null: none. */
+            author_display_name: string | null;
             /** @enum {unknown} */
             status: "held" | "rejected" | "failed";
             /** @description Why it failed (status failed): the homeserver's refusal; null otherwise. */

@@ -79,9 +79,19 @@ export const components = {
     type: "object",
     description:
       "A comment of the viewer's held for review (not in Matrix until approved), rejected by a moderator, or refused by the homeserver (failed: the page was closed or its author banned after the 202); rejected and failed ones are shown 7 days.",
-    required: ["submission_id", "status", "error", "created_at", "reply_to", "thread_root", "content"],
+    required: [
+      "submission_id",
+      "status",
+      "error",
+      "author_display_name",
+      "created_at",
+      "reply_to",
+      "thread_root",
+      "content",
+    ],
     properties: {
       submission_id: { type: "string", description: "The 202's submission_id." },
+      author_display_name: { type: ["string", "null"], description: "The name the author gave with it; null: none." },
       status: { enum: ["held", "rejected", "failed"] },
       error: {
         type: ["string", "null"],
@@ -147,7 +157,7 @@ fragment MessageFields on Message { ${selectionOf(components.Message, components
 
 /** The GraphQL fragment selecting a PendingComment's wire members (HeldComment, the moderation feature's). */
 export const PENDING_FIELDS = `
-fragment PendingFields on HeldComment { submission_id: submissionId status error created_at: createdAt reply_to: replyTo thread_root: threadRoot content }`;
+fragment PendingFields on HeldComment { submission_id: submissionId status error author_display_name: authorDisplayName created_at: createdAt reply_to: replyTo thread_root: threadRoot content }`;
 
 /** `T` with the members `K` null where the wire omits them. */
 type NullFor<T, K extends keyof T> = { [P in keyof T]: P extends K ? Exclude<T[P], undefined> | null : T[P] };
