@@ -4,10 +4,8 @@
 // fan-out (which every instance's live-event poller feeds), so a dashboard on any instance sees
 // what any instance stored. The stream re-checks its caller's access on every wake and at least
 // every ACCESS_RECHECK_MS: a governor who loses their role or signs out is cut off at once.
-import type { ClusterSignals } from "../../cluster/signals.ts";
 import type { Db, LiveEvent, Tx } from "../../db/client.ts";
 import type { LiveEvents } from "../../sse/live-events.ts";
-import { addLiveEvents } from "../../sse/live-event-store.ts";
 import { CursorStream } from "../../sse/cursor-stream.ts";
 import { addHeldActivityRow, type HeldActivityType, SiteActivityStore } from "./site-activity-store.ts";
 
@@ -39,12 +37,6 @@ const payloadOf = (a: HeldActivity) => ({
  */
 export function recordHeldActivity(tx: Tx, activity: HeldActivity): Promise<void> {
   return addHeldActivityRow(tx, activity.siteId, activity.type, payloadOf(activity));
-}
-
-/** recordHeldActivity in a transaction of its own, then the signal. */
-export async function announceHeldActivity(db: Db, signals: ClusterSignals, activity: HeldActivity): Promise<void> {
-  await addLiveEvents(db, (tx) => recordHeldActivity(tx, activity));
-  signals.liveEventsStored();
 }
 
 export class SiteActivity {
